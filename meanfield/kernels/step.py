@@ -1,0 +1,351 @@
+"""The mean-field step and its tangent step as allocation-free functions, shared by CPU and CUDA.
+
+:func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for
+CUDA) and returns the compiled functions, so there is one definition of the model. Every function takes
+arrays in and writes arrays out: no allocation, no Python objects, only ``math`` functions.
+
+Window layout: the attention window, and the value/key rows of the tokens computed from it, live in ring
+buffers of L slots; logical row d (d = 0 newest, spec §1.2) is slot ``(head + d) % L``. A token's value and
+key rows never change once computed (spec §1.3: its PE code travels with it), so a step computes the mean
+fields of one new token, D scores, one softmax and one weighted sum.
+
+Per-point parameters ``params`` follow :data:`meanfield.model.PARAMETER_LAYOUT`: β = β_o·scaling_o, γ,
+w = 1 - ε, ε_PE = 1 - w. Coefficient tables ``coef`` are (4, J, M) in feature order o, v, q, k.
+"""
+import math
+
+import numpy as np
+from numba import prange
+
+OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ, OBS_MK = 0, 1, 2, 3, 4, 5
+F_O, F_V, F_Q, F_K = 0, 1, 2, 3
+
+
+def build_steps(jit, parallel_jit=None):
+    """Compile the step functions with ``jit``; returns them as a dict of name -> function.
+
+    With ``parallel_jit`` (a CPU decorator with ``parallel=True``) the dict also holds the CPU-only
+    ``run_batch``, the ``prange`` loop over points, and ``attention_jacobian``. It lives in this file so that numba's on-disk cache, which is keyed on the
+    content of the file a function is defined in, is refreshed whenever a step function changes.
+    """
+
+    @jit
+    def positional_terms(w_pe, eps_pe, pe0, out):
+        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (spec §1.3 step 2)."""
+        n_pe = pe0.shape[1]
+        for f in range(out.shape[0]):
+            for r in range(out.shape[1]):
+                for a in range(out.shape[2]):
+                    acc = 0.0
+                    for i in range(n_pe):
+                        acc += w_pe[f, a, i] * pe0[r, i]
+                    out[f, r, a] = eps_pe * acc / n_pe if n_pe > 0 else 0.0
+
+    @jit
+    def token_fields(coef, signs, beta, w, att_row, pe_terms, pe_row, h, fields, semantic_o):
+        """Mean fields m^o, m^v, m^q, m^k of the token generated from the window row ``att_row`` (spec §1.3 steps 1-2).
+
+        h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term of row ``pe_row``); ``semantic_o``
+        receives m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included, spec §7.2).
+        """
+        n_feat = att_row.shape[0]
+        for j in range(signs.shape[0]):
+            overlap = 0.0
+            for b in range(n_feat):
+                overlap += signs[j, b] * att_row[b]
+            h[j] = math.tanh(beta * overlap)
+        for f in range(4):
+            for a in range(n_feat):
+                acc = 0.0
+                for j in range(signs.shape[0]):
+                    acc += coef[f, j, a] * h[j]
+                semantic = w * acc
+                if f == F_O:
+                    semantic_o[a] = semantic
+                fields[f, a] = semantic + pe_terms[f, pe_row, a]
+
+    @jit
+    def attend(gamma, m_q, v_ring, k_ring, head, depth, p, att_new):
+        """Scores s[d] = γ m^q·m^k[d], softmax with the reference's max-shift +10, a = Σ_d p[d] m^v[d]
+        (spec §1.3 steps 3-5). ``p`` receives the attention weights (needed by the tangent step)."""
+        ring = v_ring.shape[0]
+        n_feat = m_q.shape[0]
+        top = -math.inf
+        for d in range(depth):
+            slot = (head + d) % ring
+            acc = 0.0
+            for b in range(n_feat):
+                acc += m_q[b] * k_ring[slot, b]
+            p[d] = gamma * acc
+            top = max(top, p[d])
+        total = 0.0
+        for d in range(depth):
+            p[d] = math.exp(p[d] - top + 10.0)
+            total += p[d]
+        for d in range(depth):
+            p[d] = p[d] / total
+        for a in range(n_feat):
+            acc = 0.0
+            for d in range(depth):
+                acc += p[d] * v_ring[(head + d) % ring, a]
+            att_new[a] = acc
+
+    @jit
+    def token_jacobian(coef, f, signs, beta, w, h, out):
+        """∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token of one window row (spec §4.1)."""
+        n_feat = out.shape[0]
+        for a in range(n_feat):
+            for b in range(n_feat):
+                acc = 0.0
+                for j in range(signs.shape[0]):
+                    acc += coef[f, j, a] * (beta * (1.0 - h[j] * h[j])) * signs[j, b]
+                out[a, b] = w * acc
+
+    @jit
+    def attention_gradient(gamma, m_q, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p, att_new, grad):
+        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] (spec §4.1 chain rule).
+
+        Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
+        ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
+        """
+        ring = v_ring.shape[0]
+        n_feat = m_q.shape[0]
+        for d in range(depth):
+            slot = (head + d) % ring
+            for b in range(n_feat):
+                q_dk = 0.0
+                for c in range(n_feat):
+                    q_dk += m_q[c] * dk_ring[slot, c, b]
+                for a in range(n_feat):
+                    grad[d, a, b] = p[d] * (dv_ring[slot, a, b] + (v_ring[slot, a] - att_new[a]) * gamma * q_dk)
+        for a in range(n_feat):
+            for b in range(n_feat):
+                acc = 0.0
+                for e in range(depth):
+                    slot = (head + e) % ring
+                    k_dq = 0.0
+                    for c in range(n_feat):
+                        k_dq += k_ring[slot, c] * dq[c, b]
+                    acc += p[e] * (v_ring[slot, a] - att_new[a]) * k_dq
+                grad[0, a, b] += gamma * acc
+
+    @jit
+    def tangent_push(grad, tangent, head, depth, new_row):
+        """Advance tangent vectors: the newest row is grad·δA, the others shift (spec §4.1, J is a shift
+        register except for its first block row); the new row goes to slot (head - 1) % L, the ring's next
+        head. ``new_row`` (M, k) is scratch."""
+        ring = tangent.shape[0]
+        n_feat = tangent.shape[1]
+        n_vec = tangent.shape[2]
+        for a in range(n_feat):
+            for j in range(n_vec):
+                acc = 0.0
+                for d in range(depth):
+                    slot = (head + d) % ring
+                    for b in range(n_feat):
+                        acc += grad[d, a, b] * tangent[slot, b, j]
+                new_row[a, j] = acc
+        new_head = (head - 1) % ring
+        for a in range(n_feat):
+            for j in range(n_vec):
+                tangent[new_head, a, j] = new_row[a, j]
+
+    @jit
+    def orthonormalize(tangent, log_norms):
+        """Gram-Schmidt (modified, applied twice) on the k tangent columns; adds log|R_jj| to log_norms[j].
+
+        The ring order of rows is irrelevant: inner products run over all L·M rows. A column that
+        collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
+        """
+        ring, n_feat, n_vec = tangent.shape
+        for j in range(n_vec):
+            for _ in range(2):
+                for i in range(j):
+                    dot = 0.0
+                    for s in range(ring):
+                        for a in range(n_feat):
+                            dot += tangent[s, a, i] * tangent[s, a, j]
+                    for s in range(ring):
+                        for a in range(n_feat):
+                            tangent[s, a, j] -= dot * tangent[s, a, i]
+            norm = 0.0
+            for s in range(ring):
+                for a in range(n_feat):
+                    norm += tangent[s, a, j] * tangent[s, a, j]
+            norm = math.sqrt(norm)
+            if norm > 0.0:
+                log_norms[j] += math.log(norm)
+                for s in range(ring):
+                    for a in range(n_feat):
+                        tangent[s, a, j] /= norm
+            else:
+                log_norms[j] = -math.inf
+
+    @jit
+    def run_point(coef, signs, w_pe, params, pe0, att_ring, depth, steps, transient, record_every, selection,
+                  qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
+                  dv_ring, dk_ring, dq, grad, tangent, new_row, records, block_sums):
+        """Iterate one parameter point for ``steps`` steps (spec §1.3), recording after ``transient``.
+
+        ``att_ring`` holds the start window in logical order (row d = slot d, ``depth`` valid rows) and
+        receives the final window in logical order. Records go to ``records[(t - transient) // record_every,
+        n, :]`` for the observables ``selection[n]``. With ``tangent.shape[2] = k > 0`` the k leading
+        Lyapunov exponents are accumulated from t = transient (Q = I there, spec §4.1): log|R_jj| of a QR
+        every ``qr_every`` steps and at block ends go to ``block_sums[block, j]``. Returns the final depth.
+        """
+        beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
+        ring, n_feat = att_ring.shape
+        n_vec = tangent.shape[2]
+        n_saved = steps - transient
+        n_blocks = block_sums.shape[0]
+        positional_terms(w_pe, eps_pe, pe0, pe_terms)
+        # value/key rows (and their Jacobians) of the tokens already in the start window; row 0 is redone at t = 0
+        for d in range(1, depth):
+            token_fields(coef, signs, beta, w, att_ring[d], pe_terms, d, h, fields, semantic_o)
+            for a in range(n_feat):
+                v_ring[d, a] = fields[F_V, a]
+                k_ring[d, a] = fields[F_K, a]
+            if n_vec > 0:
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[d])
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[d])
+        head = 0
+        for t in range(steps):
+            pe_row = (ring - t % ring) % ring
+            token_fields(coef, signs, beta, w, att_ring[head], pe_terms, pe_row, h, fields, semantic_o)
+            for a in range(n_feat):
+                v_ring[head, a] = fields[F_V, a]
+                k_ring[head, a] = fields[F_K, a]
+            attend(gamma, fields[F_Q], v_ring, k_ring, head, depth, p, att_new)
+            saved = t - transient
+            if saved >= 0 and saved % record_every == 0:
+                row = saved // record_every
+                for n in range(selection.shape[0]):
+                    obs = selection[n]
+                    for a in range(n_feat):
+                        if obs == OBS_ATT:
+                            value = att_new[a]
+                        elif obs == OBS_MO:
+                            value = fields[F_O, a]
+                        elif obs == OBS_MO_SE:
+                            value = semantic_o[a]
+                        elif obs == OBS_MV:
+                            value = fields[F_V, a]
+                        elif obs == OBS_MQ:
+                            value = fields[F_Q, a]
+                        else:
+                            value = fields[F_K, a]
+                        records[row, n, a] = value
+            if n_vec > 0 and saved >= 0:
+                if saved == 0:
+                    for s in range(ring):
+                        for a in range(n_feat):
+                            for j in range(n_vec):
+                                tangent[s, a, j] = 1.0 if ((s - head) % ring) * n_feat + a == j else 0.0
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[head])
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[head])
+                token_jacobian(coef, F_Q, signs, beta, w, h, dq)
+                attention_gradient(gamma, fields[F_Q], v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p,
+                                   att_new, grad)
+                tangent_push(grad, tangent, head, depth, new_row)
+                block = saved * n_blocks // n_saved
+                if (saved + 1) % qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
+                    orthonormalize(tangent, block_sums[block])
+            elif n_vec > 0 and saved >= -ring:
+                # the rows in the window when tangent dynamics start need their token Jacobians
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[head])
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[head])
+            head = (head - 1) % ring
+            for a in range(n_feat):
+                att_ring[head, a] = att_new[a]
+            if depth < ring:
+                depth += 1
+        # unroll the ring into logical order (slot d = row d), reusing v_ring as scratch
+        for d in range(ring):
+            for a in range(n_feat):
+                v_ring[d, a] = att_ring[(head + d) % ring, a]
+        for d in range(ring):
+            for a in range(n_feat):
+                att_ring[d, a] = v_ring[d, a]
+        return depth
+
+    steps = dict(positional_terms=positional_terms, token_fields=token_fields, attend=attend,
+                 token_jacobian=token_jacobian, attention_gradient=attention_gradient,
+                 tangent_push=tangent_push, orthonormalize=orthonormalize, run_point=run_point)
+    if parallel_jit is None:
+        return steps
+
+    @parallel_jit
+    def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, steps, transient, record_every, selection,
+                  n_exponents, qr_every, n_blocks):
+        """Iterate every point of a batch; see :func:`meanfield.kernels.step.build_steps` ``run_point``.
+
+        Parameters
+        ----------
+        coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.map_tables`)
+        params : (n, 4) per-point parameters; pe0 : (n, L, P) start PE windows; att0 : (n, L, M) start
+            windows (first ``depth0[i]`` rows valid); selection : int64 observable codes to record.
+
+        Returns
+        -------
+        records (n, n_rec, len(selection), M), final windows (n, L, M), final depths (n,),
+        block sums of log|R_jj| (n, n_blocks, n_exponents).
+        """
+        n_points, ring, n_feat = att0.shape
+        n_saved = steps - transient
+        n_rec = (n_saved + record_every - 1) // record_every
+        n_sel = selection.shape[0]
+        records = np.empty((n_points, n_rec, n_sel, n_feat))
+        final = att0.copy()
+        depth = np.empty(n_points, dtype=np.int64)
+        block_sums = np.zeros((n_points, n_blocks, n_exponents))
+        n_patterns = signs.shape[0]
+        for i in prange(n_points):
+            depth[i] = run_point(
+                coef, signs, w_pe, params[i], pe0[i], final[i], depth0[i], steps, transient, record_every, selection,
+                qr_every, np.empty((4, ring, n_feat)), np.empty(n_patterns), np.empty((4, n_feat)),
+                np.empty(n_feat), np.empty((ring, n_feat)), np.empty((ring, n_feat)), np.empty(ring),
+                np.empty(n_feat), np.empty((ring, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
+                np.empty((n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
+                np.empty((ring, n_feat, n_exponents)), np.empty((n_feat, n_exponents)), records[i], block_sums[i])
+        return records, final, depth, block_sums
+
+    @jit
+    def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
+        """∂A'/∂A (L·M × L·M, row-major flattening) at a full window ``att0`` (spec §4.1): the first block
+        row is the attention gradient, the rest the shift. The same code as the tangent step of run_point."""
+        ring, n_feat = att0.shape
+        beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
+        pe_terms = np.empty((4, ring, n_feat))
+        positional_terms(w_pe, eps_pe, pe0, pe_terms)
+        h = np.empty(signs.shape[0])
+        fields = np.empty((4, n_feat))
+        semantic_o = np.empty(n_feat)
+        v_ring = np.empty((ring, n_feat))
+        k_ring = np.empty((ring, n_feat))
+        dv_ring = np.empty((ring, n_feat, n_feat))
+        dk_ring = np.empty((ring, n_feat, n_feat))
+        dq = np.empty((n_feat, n_feat))
+        for d in range(ring - 1, -1, -1):
+            token_fields(coef, signs, beta, w, att0[d], pe_terms, d, h, fields, semantic_o)
+            v_ring[d] = fields[F_V]
+            k_ring[d] = fields[F_K]
+            token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[d])
+            token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[d])
+        token_jacobian(coef, F_Q, signs, beta, w, h, dq)
+        p = np.empty(ring)
+        att_new = np.empty(n_feat)
+        attend(gamma, fields[F_Q], v_ring, k_ring, 0, ring, p, att_new)
+        grad = np.empty((ring, n_feat, n_feat))
+        attention_gradient(gamma, fields[F_Q], v_ring, k_ring, dv_ring, dk_ring, dq, 0, ring, p, att_new, grad)
+        jac = np.zeros((ring * n_feat, ring * n_feat))
+        for d in range(ring):
+            for a in range(n_feat):
+                for b in range(n_feat):
+                    jac[a, d * n_feat + b] = grad[d, a, b]
+        for i in range(n_feat, ring * n_feat):
+            jac[i, i - n_feat] = 1.0
+        return jac
+
+    steps["run_batch"] = run_batch
+    steps["attention_jacobian"] = attention_jacobian
+    return steps

@@ -1,0 +1,50 @@
+"""Ready-made models. ``paper()`` is the configuration of Poc-López & Aguilera (spec §1.5)."""
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import numpy as np
+
+from ..config import ModelSpec
+from ..model import State
+from ..weights import coefficients_from_correlations, correlations_from_weights, weights_from_segments
+
+
+def paper(beta_o: float | None = None, **overrides) -> ModelSpec:
+    """The paper's model: seed-1 segment weights (spec §2.1), L = 4, P = 2, ε = 0.02, β_att = 2.2,
+    scaling_att = 100 (γ = 220/√3 ≈ 127.017, see :class:`~meanfield.config.ModelSpec`), started by default
+    from the paper's checkpoint (spec §3).
+
+    The coefficient tables are built from the pair and quad correlations in the reference's floating-point
+    order (K = S·E, spec §1.1), so they carry the reference's ~1e-16 residues. Any scalar parameter
+    (``beta_o``, ``beta_att``, ``gamma``, ``epsilon``, ``scaling_att``, ``scaling_o``, ``control.kp``, ...)
+    can be overridden by keyword.
+    """
+    root = resources.files(__name__)
+    config = tomllib.loads((root / "paper.toml").read_text())
+    pe_bits = len(config["pe_parts"]["o"][0])
+    weights = weights_from_segments(config["segments"], config["pe_parts"], config["n_semantic"])
+    pair, quad = correlations_from_weights(weights, pe_bits)
+    with resources.as_file(root / config["checkpoint"]) as path, np.load(path) as chk:
+        checkpoint = State(att=chk["att_window"], pe=chk["pe_window"])
+    model = ModelSpec(
+        coefficients=coefficients_from_correlations(pair, quad),
+        pe_weights={a: np.asarray(w[:, -pe_bits:], dtype=np.float64) for a, w in weights.items()},
+        context=config["context"], beta_o=config["beta_o"], beta_att=config["beta_att"],
+        scaling_att=config["scaling_att"], scaling_o=config["scaling_o"], epsilon=config["epsilon"],
+        weights=weights, checkpoint=checkpoint, name="paper")
+    if beta_o is not None:
+        overrides["beta_o"] = beta_o
+    return model.replace(**overrides) if overrides else model
+
+
+PRESETS = {"paper": paper}
+
+
+def preset(name: str, **overrides) -> ModelSpec:
+    """A preset by name (``"paper"``) with overrides; unknown names are a ConfigError."""
+    from ..errors import ConfigError
+    if name not in PRESETS:
+        raise ConfigError(f"model.preset = {name!r} is not allowed: known presets are {sorted(PRESETS)}")
+    return PRESETS[name](**overrides)

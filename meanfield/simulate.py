@@ -1,0 +1,213 @@
+"""The public entry points ``simulate`` (one parameter point) and ``simulate_batch`` (many points at once).
+
+Both validate everything before touching a kernel (design.md, Conventions), run the batched kernel of the
+chosen backend, and turn block sums of log|R_jj| into Lyapunov exponents with standard errors (spec §4.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import ModelSpec, require_int
+from .errors import ConfigError
+from .model import OBSERVABLES, State, batch_parameters, map_tables
+
+DEFAULT_BLOCKS = 20
+
+
+@dataclass(frozen=True, eq=False)
+class BatchResult:
+    """Results of :func:`simulate_batch` for n points.
+
+    ``records[name]`` is (n, rows, M) for every recorded observable; ``lyapunov``/``lyapunov_stderr`` are
+    (n, k) descending exponents and standard errors (None without exponents); ``lyapunov_blocks`` (n, B, k)
+    the per-block means in the same order (convergence diagnostics); ``final_att`` (n, L, M) and
+    ``final_pe`` (n, L, P) the final states (``final_depth`` valid rows).
+    """
+
+    records: dict
+    lyapunov: np.ndarray | None
+    lyapunov_stderr: np.ndarray | None
+    lyapunov_blocks: np.ndarray | None
+    final_att: np.ndarray
+    final_pe: np.ndarray
+    final_depth: np.ndarray
+
+    def final_state(self, i: int) -> State:
+        """The final state of point ``i``, usable as the start of another run (continuation)."""
+        return State(att=self.final_att[i, :self.final_depth[i]], pe=self.final_pe[i])
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """One simulated point: observables of shape (rows, M) (None when not recorded), rows = iterations
+    transient, transient + record_every, ... (spec §1.3 step 8: row t = iteration t)."""
+
+    model: ModelSpec
+    steps: int
+    transient: int
+    record_every: int
+    att: np.ndarray | None
+    mo: np.ndarray | None
+    mo_se: np.ndarray | None
+    mv: np.ndarray | None
+    mq: np.ndarray | None
+    mk: np.ndarray | None
+    lyapunov: np.ndarray | None
+    lyapunov_stderr: np.ndarray | None
+    lyapunov_blocks: np.ndarray | None
+    final_state: State
+
+
+def _check_record(record) -> np.ndarray:
+    record = (record,) if isinstance(record, str) else tuple(record)
+    unknown = [r for r in record if r not in OBSERVABLES]
+    if unknown or len(set(record)) != len(record):
+        raise ConfigError(f"record = {list(record)} is not allowed: choose distinct names from {list(OBSERVABLES)}")
+    return np.array([OBSERVABLES.index(r) for r in record], dtype=np.int64)
+
+
+def _check_exponents(lyapunov, model: ModelSpec) -> int:
+    full = model.context * model.n_features
+    if lyapunov is False or lyapunov is None:
+        return 0
+    if lyapunov is True:
+        return full
+    return require_int("lyapunov", lyapunov, 1, full)
+
+
+def _start_arrays(model: ModelSpec, start, n_points: int):
+    """Broadcast the start (None = the model's checkpoint, a State, or a list of n States) to kernel arrays."""
+    if start is None:
+        if model.checkpoint is None:
+            raise ConfigError("start: this model has no checkpoint; pass a State (explicit, token or continuation)")
+        start = model.checkpoint
+    starts = [start] * n_points if isinstance(start, State) else list(start)
+    if len(starts) != n_points or not all(isinstance(s, State) for s in starts):
+        raise ConfigError(f"start: need one State or a list of {n_points} States; got {type(start).__name__}"
+                          f" of length {len(starts)}")
+    context, n_features, pe_bits = model.context, model.n_features, model.pe_bits
+    att0 = np.zeros((n_points, context, n_features))
+    pe0 = np.zeros((n_points, context, pe_bits))
+    depth0 = np.empty(n_points, dtype=np.int64)
+    for i, state in enumerate(starts):
+        state.check(model)
+        depth0[i] = state.att.shape[0]
+        att0[i, :depth0[i]] = state.att
+        if pe_bits:
+            pe0[i] = state.pe
+    return att0, pe0, depth0
+
+
+def default_qr_every(model: ModelSpec) -> int:
+    """Re-orthonormalisation interval that keeps exponents equal to every-step QR to 1e-6 (bench/qr_interval.py)."""
+    return 1
+
+
+def exponents_from_blocks(block_sums: np.ndarray, n_saved: int):
+    """Exponents, standard errors and block means from per-block sums of log|R_jj| (spec §4.1).
+
+    Exponent j = (total of block sums) / n_saved, the reference's S / (max_sim_steps - min_saved_step).
+    Standard error = std of the block means (ddof 1) / √B. All three are sorted by descending exponent
+    (the reference's convention).
+    """
+    n_blocks = block_sums.shape[-2]
+    lengths = np.bincount(np.arange(n_saved) * n_blocks // n_saved, minlength=n_blocks).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        exponents = block_sums.sum(axis=-2) / n_saved
+        means = block_sums / lengths[:, None]
+        stderr = means.std(axis=-2, ddof=1) / np.sqrt(n_blocks) if n_blocks > 1 else np.full_like(exponents, np.nan)
+    order = np.argsort(-exponents, axis=-1, kind="stable")
+    take = np.take_along_axis
+    return (take(exponents, order, -1), take(stderr, order, -1),
+            take(means, np.expand_dims(order, -2), -1))
+
+
+def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, parameters: dict | None = None,
+                   start=None, lyapunov=False, record=OBSERVABLES, record_every: int = 1,
+                   qr_every: int | None = None, n_blocks: int | None = None, backend: str = "cpu") -> BatchResult:
+    """Iterate many parameter points of one model (same tables) at once.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    steps, transient : int
+        Iterations t = 0..steps-1; observables and exponents from t = transient on (spec §1.3, §4.1).
+    parameters : dict name -> 1-D array, optional
+        Scalar parameters varied over the points (:data:`meanfield.config.SCALAR_PARAMETERS`).
+    start : None, State or list of States
+        None = the model's checkpoint; token starts via :meth:`State.from_token`.
+    lyapunov : bool or int
+        False, True (all L·M exponents) or k leading exponents. Needs a full window (D = L) at t = transient.
+    record, record_every : observables to record and the decimation.
+    qr_every : int, optional
+        Re-orthonormalisation interval (default :func:`default_qr_every`); QR also runs at block ends.
+    n_blocks : int, optional
+        Blocks for the standard errors (default min(20, steps - transient)).
+    backend : "cpu" (CUDA: see the GPU extra).
+    """
+    steps = require_int("steps", steps, 1)
+    transient = require_int("transient", transient, 0)
+    if transient >= steps:
+        raise ConfigError(f"transient = {transient} is not allowed: must be < steps = {steps}")
+    selection = _check_record(record)
+    record_every = require_int("record_every", record_every, 1)
+    n_exponents = _check_exponents(lyapunov, model)
+    params = batch_parameters(model, parameters)
+    att0, pe0, depth0 = _start_arrays(model, start, params.shape[0])
+    n_saved = steps - transient
+    qr_every = default_qr_every(model) if qr_every is None else require_int("qr_every", qr_every, 1)
+    n_blocks = min(DEFAULT_BLOCKS, n_saved) if n_blocks is None else require_int("n_blocks", n_blocks, 1, n_saved)
+    if n_exponents and np.any(depth0 + transient < model.context):
+        raise ConfigError(f"lyapunov: the window must be full (D = L = {model.context}) when exponents start at "
+                          f"t = transient = {transient}; start depth {int(depth0.min())} needs transient >= "
+                          f"{model.context - int(depth0.min())} (spec §7.15)")
+    kernel = _backend(backend)
+    coef, signs, w_pe = map_tables(model)
+    records, final_att, final_depth, block_sums = kernel(
+        coef, signs, w_pe, params, pe0, att0, depth0, steps, transient, record_every, selection,
+        n_exponents, qr_every, n_blocks)
+    shift = steps % model.context
+    final_pe = np.roll(pe0, shift, axis=1)
+    exponents = stderr = blocks = None
+    if n_exponents:
+        exponents, stderr, blocks = exponents_from_blocks(block_sums, n_saved)
+    recorded = {OBSERVABLES[code]: records[:, :, n, :] for n, code in enumerate(selection)}
+    return BatchResult(recorded, exponents, stderr, blocks, final_att, final_pe, final_depth)
+
+
+def _backend(name: str):
+    if name == "cpu":
+        from .kernels.cpu import run_batch
+        return run_batch
+    raise ConfigError(f"backend = {name!r} is not allowed: available backends are ['cpu']")
+
+
+def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, lyapunov=False,
+             record=OBSERVABLES, record_every: int = 1, qr_every: int | None = None,
+             n_blocks: int | None = None, backend: str = "cpu") -> Trajectory:
+    """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
+
+    Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
+    being iteration transient + t·record_every (spec §1.3 step 8).
+    """
+    result = simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
+                            record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend)
+    series = {name: result.records[name][0] if name in result.records else None for name in OBSERVABLES}
+    first = (lambda a: None if a is None else a[0])
+    return Trajectory(model=model, steps=steps, transient=transient, record_every=record_every, **series,
+                      lyapunov=first(result.lyapunov), lyapunov_stderr=first(result.lyapunov_stderr),
+                      lyapunov_blocks=first(result.lyapunov_blocks), final_state=result.final_state(0))
+
+
+def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:
+    """The analytic Jacobian ∂A'/∂A (L·M × L·M) of the map at a full-window state (spec §4.1)."""
+    state.check(model)
+    if state.att.shape[0] != model.context:
+        raise ConfigError(f"state.att: {state.att.shape[0]} rows is not allowed: the Jacobian needs a full "
+                          f"window of L = {model.context} rows")
+    from .kernels.cpu import attention_jacobian as kernel
+    coef, signs, w_pe = map_tables(model)
+    pe = state.pe if model.pe_bits else np.zeros((model.context, 0))
+    return kernel(coef, signs, w_pe, batch_parameters(model)[0], np.ascontiguousarray(pe), np.ascontiguousarray(state.att))

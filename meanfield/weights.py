@@ -1,0 +1,189 @@
+"""Weight statistics -> mean-field coefficient tables, for any number of features M.
+
+The semantic mean field of feature α (spec §1.1, design.md "The model, generalised") is
+
+    m^α_a(A) = (1-ε) Σ_{σ: σ_0=+1} c^α_a(σ) tanh(β_o σ·A) + ε (1/P) Σ_k W^α_PE[a,k] p_k,
+    c^α_a(σ) = f(σ) μ^α_a(σ) - f(-σ) μ^α_a(-σ),
+
+where σ runs over the output patterns W^o_i ∈ {±1}^M of the semantic columns with σ_0 = +1, f(σ) is the
+fraction of columns with pattern σ and μ^α_a(σ) the mean of W^α_{i,a} over them. The tables are indexed
+``coefficients[α][j, a]`` with j the row of :func:`sign_patterns`.
+
+Four ways to build them:
+
+* :func:`coefficients_from_weights` — explicit ±1 matrices, any M (the sign-class formula above);
+* :func:`legacy_random_segments` — the reference's random segments with its legacy RNG order (spec §2.1);
+* :func:`coefficients_from_correlations` — explicit pair/quad correlations for M <= 3, with the reference's
+  floating-point order K = S·E, c = K / 2^(M-1) (spec §1.1);
+* :func:`manual_orders` — the reference's "manual orders" mode (spec §2.2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ConfigError
+
+FEATURES = ("o", "v", "q", "k")
+
+
+def sign_patterns(n_features: int) -> np.ndarray:
+    """Output patterns σ ∈ {±1}^M with σ_0 = +1, in the reference's row order (spec §1.1, matrix S).
+
+    Row j has σ_b = -1 where bit (M-1-b) of j is set, which gives S = [[1,1,1],[1,1,-1],[1,-1,1],[1,-1,-1]]
+    (first M columns) for M = 3.
+    """
+    rows = np.arange(2 ** (n_features - 1))[:, None]
+    shifts = n_features - 1 - np.arange(n_features)[None, :]
+    bits = (rows >> np.maximum(shifts, 0)) & 1
+    bits[:, 0] = 0
+    return (1 - 2 * bits).astype(np.float64)
+
+
+def _check_pm1(name: str, matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2 or not np.all(np.isin(matrix, (-1, 1))):
+        raise ConfigError(f"weights.{name}: every entry must be +1 or -1 in a 2-D (M, N) matrix; "
+                          f"got shape {matrix.shape} with values {np.unique(matrix)[:6]}")
+    return matrix.astype(np.int64)
+
+
+def check_weights(weights: dict, pe_bits: int) -> dict:
+    """Validate explicit ±1 weight matrices {α: (M, N_se + P)} and return them as int64 arrays."""
+    missing = set(FEATURES) - set(weights)
+    if missing:
+        raise ConfigError(f"weights: missing matrices {sorted(missing)}; need all of {list(FEATURES)}")
+    out = {alpha: _check_pm1(alpha, weights[alpha]) for alpha in FEATURES}
+    shapes = {m.shape for m in out.values()}
+    if len(shapes) != 1:
+        raise ConfigError(f"weights: all four matrices must have the same shape; got {sorted(shapes)}")
+    (n_features, n_cols), = shapes
+    if n_cols <= pe_bits:
+        raise ConfigError(f"weights: need more than pe_bits={pe_bits} columns (semantic + PE); got {n_cols}")
+    return out
+
+
+def coefficients_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
+    """Coefficient tables c^α (2^(M-1), M) and PE weights W^α_PE (M, P) from explicit ±1 matrices, any M.
+
+    Implements the sign-class formula of the module docstring: for each pattern σ (row j of
+    :func:`sign_patterns`), c^α_a(σ) = (1/N_se) [Σ_{i: W^o_i = σ} W^α_{i,a} - Σ_{i: W^o_i = -σ} W^α_{i,a}].
+    """
+    weights = check_weights(weights, pe_bits)
+    w_o = weights["o"]
+    n_features, n_cols = w_o.shape
+    n_se = n_cols - pe_bits
+    patterns = sign_patterns(n_features).astype(np.int64)
+    # +1 where column i has pattern σ_j, -1 where it has -σ_j, 0 otherwise
+    overlap = patterns @ w_o[:, :n_se]
+    membership = (overlap == n_features).astype(np.int64) - (overlap == -n_features).astype(np.int64)
+    coefficients = {alpha: (membership @ weights[alpha][:, :n_se].T) / n_se for alpha in FEATURES}
+    pe = {alpha: weights[alpha][:, n_se:].astype(np.float64) for alpha in FEATURES}
+    return coefficients, pe
+
+
+def correlations_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
+    """Pair C^α[b,a] and (M = 3) quad Q^α[a] correlations over the semantic columns (spec §1.1).
+
+    Sums of exact ±1 products divided by N_se, as the reference computes them.
+    """
+    weights = check_weights(weights, pe_bits)
+    w_o = weights["o"]
+    n_features, n_cols = w_o.shape
+    n_se = n_cols - pe_bits
+    pair = {alpha: (w_o[:, :n_se] @ weights[alpha][:, :n_se].T) / n_se for alpha in FEATURES}
+    quad = None
+    if n_features == 3:
+        triple = w_o[0, :n_se] * w_o[1, :n_se] * w_o[2, :n_se]
+        quad = {alpha: (weights[alpha][:, :n_se] @ triple) / n_se for alpha in FEATURES}
+    return pair, quad
+
+
+def reference_sign_matrix(n_features: int) -> np.ndarray:
+    """The reference's S (spec §1.1): 1x1, 2x2, or 4x4 for M = 3 (column 3 = product of columns 1 and 2)."""
+    patterns = sign_patterns(n_features)
+    if n_features == 3:
+        patterns = np.column_stack([patterns, patterns[:, 1] * patterns[:, 2]])
+    return patterns
+
+
+def coefficients_from_correlations(pair: dict, quad: dict | None = None) -> dict:
+    """Coefficient tables from explicit correlations for M <= 3, in the reference's order (spec §1.1).
+
+    E^α = C^α (M < 3) or C^α stacked with Q^α (M = 3); K^α = S·E^α summed sequentially over b;
+    c^α = K^α / 2^(M-1) (an exact power-of-two scaling, so the kernel's Σ_j c h equals the reference's
+    Σ_j K h / 2^(M-1) bit for bit).
+    """
+    n_features = np.asarray(pair["o"]).shape[0]
+    if n_features > 3:
+        raise ConfigError(f"correlations: explicit pair/quad correlations support M <= 3 (as the reference); "
+                          f"got M={n_features}; build from weights instead")
+    if n_features == 3 and quad is None:
+        raise ConfigError("correlations.quad: required for M = 3 (the triple Walsh term)")
+    signs = reference_sign_matrix(n_features)
+    coefficients = {}
+    for alpha in FEATURES:
+        even = np.asarray(pair[alpha], dtype=np.float64)
+        if even.shape != (n_features, n_features):
+            raise ConfigError(f"correlations.pair.{alpha}: expected shape ({n_features}, {n_features}); "
+                              f"got {even.shape}")
+        if n_features == 3:
+            even = np.vstack([even, np.asarray(quad[alpha], dtype=np.float64)[None, :]])
+        signed = np.zeros((signs.shape[0], n_features))
+        for b in range(signs.shape[1]):
+            signed += signs[:, b:b + 1] * even[b:b + 1, :]
+        coefficients[alpha] = signed / 2 ** (n_features - 1)
+    return coefficients
+
+
+def weights_from_segments(segment_signs: dict, pe_parts: dict, n_se: int) -> dict:
+    """±1 matrices whose semantic columns are constant on segments (spec §2.1 step 7).
+
+    ``segment_signs[α]`` is (M, n_segments); segment s covers columns [int(s g), int(s g + g)) with
+    g = n_se / n_segments. ``pe_parts[α]`` is (M, P), appended as the last P columns.
+    """
+    weights = {}
+    for alpha in FEATURES:
+        signs = np.asarray(segment_signs[alpha], dtype=np.int64)
+        n_features, n_segments = signs.shape
+        size = n_se / n_segments
+        semantic = np.empty((n_features, n_se), dtype=np.int64)
+        for s in range(n_segments):
+            semantic[:, int(s * size):int(s * size + size)] = signs[:, s:s + 1]
+        weights[alpha] = np.hstack([semantic, np.asarray(pe_parts[alpha], dtype=np.int64)])
+    return weights
+
+
+def legacy_random_segments(seed: int, n_features: int = 3, n_se: int = 99, pe_bits: int = 2,
+                           n_segments: int = 3) -> tuple[dict, dict]:
+    """The reference's random-segment weights ("mode 3", pe_mode 0) with its legacy RNG order (spec §2.1).
+
+    Returns ``(segment_signs, pe_parts)`` for :func:`weights_from_segments`. Draw order on
+    ``np.random.RandomState(seed)``: one discarded (M, N_se) matrix; raw o, v, q, k (M, N_se) matrices whose
+    last P columns become the PE parts; then one draw per (α, row, segment).
+    """
+    rng = np.random.RandomState(seed)
+    rng.randint(2, size=(n_features, n_se))
+    raw = {alpha: 2 * rng.randint(2, size=(n_features, n_se)) - 1 for alpha in FEATURES}
+    pe_parts = {alpha: raw[alpha][:, n_se - pe_bits:n_se] for alpha in FEATURES}
+    segment_signs = {alpha: np.empty((n_features, n_segments), dtype=np.int64) for alpha in FEATURES}
+    for alpha in FEATURES:
+        for a in range(n_features):
+            for s in range(n_segments):
+                segment_signs[alpha][a, s] = 2 * rng.randint(2, size=1)[0] - 1
+    return segment_signs, pe_parts
+
+
+def manual_orders(n_features: int) -> dict:
+    """Coefficient tables of the reference's "manual orders" mode (spec §2.2), M <= 3.
+
+    Orders o = q = k = identity, v = roll(identity, -1); E^α[b,a] = [order_o[b] == order_α[a]];
+    K^α = S·E^α with the first M columns of S; the PE weights are zero.
+    """
+    identity = np.arange(n_features)
+    orders = {"o": identity, "v": np.roll(identity, -1), "q": identity, "k": identity}
+    signs = sign_patterns(n_features)
+    coefficients = {}
+    for alpha in FEATURES:
+        even = (identity[:, None] == orders[alpha][None, :]).astype(np.float64)
+        coefficients[alpha] = (signs @ even) / 2 ** (n_features - 1)
+    return coefficients
