@@ -1,0 +1,48 @@
+"""The ``meanfield`` command: a thin layer over the API. Each subcommand lives in its own module of this
+package and provides ``register(subparsers)``; user errors print one clear line and exit with status 2."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import MeanfieldError
+
+#: Subcommand modules, in the order ``meanfield --help`` lists them.
+COMMANDS = ("simulate", "info")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="meanfield", description=(
+        "Dynamical mean-field theory of self-attention with 1-bit tokens (arXiv 2406.07247)."))
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except MeanfieldError as exc:
+        print(f"meanfield {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"meanfield {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def parse_overrides(pairs) -> dict:
+    """``--set key=value`` pairs -> dict of floats (keys checked later by ModelSpec.replace)."""
+    from ..errors import ConfigError
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set beta_att=2.2")
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise ConfigError(f"--set {key.strip()} = {value!r} is not allowed: must be a number") from None
+    return out
