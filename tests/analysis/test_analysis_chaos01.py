@@ -1,0 +1,59 @@
+"""0-1 test for chaos (Gottwald & Melbourne 2004, 2009)."""
+
+import numpy as np
+import pytest
+
+from meanfield.analysis import chaos01_test
+from meanfield.analysis.chaos01 import _displacement
+from meanfield.errors import AnalysisError
+
+
+def test_fft_displacement_equals_definition():
+    phi = np.random.default_rng(2).normal(size=400)
+    phi -= phi.mean()
+    c, n_cut = np.array([0.9, 1.7, 2.3]), 40
+    # Gottwald & Melbourne (2009) eq. (2.2)-(2.3): z(n) = sum_{j<=n} phi_j e^{ijc},
+    # M_c(n) = mean over j of |z(j+n) - z(j)|^2 (here over the N - n available pairs)
+    z = np.cumsum(phi * np.exp(1j * np.outer(c, np.arange(1, 401))), axis=1)
+    direct = np.array([[np.mean(np.abs(z[i, n:] - z[i, :-n]) ** 2) for n in range(1, n_cut + 1)] for i in range(3)])
+    assert np.allclose(_displacement(phi, c, n_cut), direct, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize(
+    "name, params, x0",
+    [("logistic", [4.0], [0.3]), ("logistic", [3.7], [0.3]), ("henon", [1.4, 0.3], [0.1, 0.1])],
+)
+def test_chaotic_maps_give_k_near_one(maps, name, params, x0):
+    x = maps.orbit(getattr(maps, name)[0], params, x0, 5000, transient=500)[:, 0]
+    # G&M 2009 report K within ~0.01-0.05 of 1 for chaotic maps with N = 5000 noise-free samples
+    assert chaos01_test(x) > 0.9
+
+
+def test_regular_series_give_k_near_zero(maps):
+    periodic = maps.orbit(maps.logistic[0], [3.5], [0.3], 5000, transient=1000)[:, 0]
+    quasi = np.cos(2 * np.pi * maps.orbit(maps.circle[0], [(np.sqrt(5) - 1) / 2, 0.5], [0.1], 5000, 500)[:, 0])
+    two_freq = np.sin(0.3 * np.arange(5000)) + np.sin(np.sqrt(2) * np.arange(5000))
+    for x in (periodic, quasi, two_freq):
+        assert abs(chaos01_test(x)) < 0.1  # regular: K = O(1/sqrt(N)) ~ 0.01 away from resonances
+
+
+def test_deterministic_by_seed_and_constant_series(maps):
+    x = maps.orbit(maps.logistic[0], [3.9], [0.2], 1000, transient=100)[:, 0]
+    assert chaos01_test(x, seed=5) == chaos01_test(x, seed=5)
+    assert chaos01_test(np.full(500, 0.3)) == 0.0
+
+
+def test_stride_subsamples(maps):
+    x = maps.orbit(maps.logistic[0], [4.0], [0.3], 4000, transient=100)[:, 0]
+    slow = np.repeat(x, 10)  # oversampled by 10: every 10th sample recovers the map
+    assert chaos01_test(slow, stride=10) == pytest.approx(chaos01_test(x), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "x, kw",
+    [([], {}), (np.ones(99), {}), (np.r_[np.ones(200), np.nan], {}), (np.ones(500), {"stride": 0}),
+     (np.ones(500), {"n_c": 0}), (np.ones(500), {"stride": 6})],
+)
+def test_bad_input_raises(x, kw):
+    with pytest.raises(AnalysisError):
+        chaos01_test(x, **kw)
