@@ -30,6 +30,12 @@ def build_steps(jit, parallel_jit=None):
     """
 
     @jit
+    def slot_of(head, d, ring):
+        """Ring slot of logical window row d (a compare instead of an integer modulo on the hot path)."""
+        slot = head + d
+        return slot - ring if slot >= ring else slot
+
+    @jit
     def positional_terms(w_pe, eps_pe, pe0, out):
         """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (spec §1.3 step 2)."""
         n_pe = pe0.shape[1]
@@ -42,40 +48,47 @@ def build_steps(jit, parallel_jit=None):
                     out[f, r, a] = eps_pe * acc / n_pe if n_pe > 0 else 0.0
 
     @jit
-    def token_fields(coef, signs, beta, w, att_row, pe_terms, pe_row, h, fields, semantic_o):
-        """Mean fields m^o, m^v, m^q, m^k of the token generated from the window row ``att_row`` (spec §1.3 steps 1-2).
+    def token_fields(coef, signs, beta, w, att_ring, slot, pe_terms, h, fields, semantic_o):
+        """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose
+        PE code is row ``slot`` of the start PE window (spec §1.3 steps 1-2).
 
-        h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term of row ``pe_row``); ``semantic_o``
-        receives m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included, spec §7.2).
+        h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
+        m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included, spec §7.2).
         """
-        n_feat = att_row.shape[0]
-        for j in range(signs.shape[0]):
+        n_feat = att_ring.shape[1]
+        n_patterns = signs.shape[0]
+        for j in range(n_patterns):
             overlap = 0.0
             for b in range(n_feat):
-                overlap += signs[j, b] * att_row[b]
+                overlap += signs[j, b] * att_ring[slot, b]
             h[j] = math.tanh(beta * overlap)
-        for f in range(4):
-            for a in range(n_feat):
-                acc = 0.0
-                for j in range(signs.shape[0]):
-                    acc += coef[f, j, a] * h[j]
-                semantic = w * acc
-                if f == F_O:
-                    semantic_o[a] = semantic
-                fields[f, a] = semantic + pe_terms[f, pe_row, a]
+        for a in range(n_feat):
+            acc_o = 0.0
+            acc_v = 0.0
+            acc_q = 0.0
+            acc_k = 0.0
+            for j in range(n_patterns):
+                acc_o += coef[F_O, j, a] * h[j]
+                acc_v += coef[F_V, j, a] * h[j]
+                acc_q += coef[F_Q, j, a] * h[j]
+                acc_k += coef[F_K, j, a] * h[j]
+            semantic_o[a] = w * acc_o
+            fields[F_O, a] = w * acc_o + pe_terms[F_O, slot, a]
+            fields[F_V, a] = w * acc_v + pe_terms[F_V, slot, a]
+            fields[F_Q, a] = w * acc_q + pe_terms[F_Q, slot, a]
+            fields[F_K, a] = w * acc_k + pe_terms[F_K, slot, a]
 
     @jit
-    def attend(gamma, m_q, v_ring, k_ring, head, depth, p, att_new):
-        """Scores s[d] = γ m^q·m^k[d], softmax with the reference's max-shift +10, a = Σ_d p[d] m^v[d]
+    def attend(gamma, fields, v_ring, k_ring, head, depth, p, att_new):
+        """Scores s[d] = γ m^q·m^k[d] (m^q = fields[F_Q]), softmax with the reference's max-shift +10, a = Σ_d p[d] m^v[d]
         (spec §1.3 steps 3-5). ``p`` receives the attention weights (needed by the tangent step)."""
-        ring = v_ring.shape[0]
-        n_feat = m_q.shape[0]
+        ring, n_feat = v_ring.shape
         top = -math.inf
         for d in range(depth):
-            slot = (head + d) % ring
+            slot = slot_of(head, d, ring)
             acc = 0.0
             for b in range(n_feat):
-                acc += m_q[b] * k_ring[slot, b]
+                acc += fields[F_Q, b] * k_ring[slot, b]
             p[d] = gamma * acc
             top = max(top, p[d])
         total = 0.0
@@ -87,97 +100,95 @@ def build_steps(jit, parallel_jit=None):
         for a in range(n_feat):
             acc = 0.0
             for d in range(depth):
-                acc += p[d] * v_ring[(head + d) % ring, a]
+                acc += p[d] * v_ring[slot_of(head, d, ring), a]
             att_new[a] = acc
 
     @jit
-    def token_jacobian(coef, f, signs, beta, w, h, out):
-        """∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token of one window row (spec §4.1)."""
-        n_feat = out.shape[0]
+    def token_jacobian(coef, f, signs, beta, w, h, out, slot):
+        """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose
+        tanh values are ``h`` (spec §4.1)."""
+        n_feat = out.shape[1]
         for a in range(n_feat):
             for b in range(n_feat):
                 acc = 0.0
                 for j in range(signs.shape[0]):
                     acc += coef[f, j, a] * (beta * (1.0 - h[j] * h[j])) * signs[j, b]
-                out[a, b] = w * acc
+                out[slot, a, b] = w * acc
 
     @jit
-    def attention_gradient(gamma, m_q, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p, att_new, grad):
+    def attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p, att_new, grad):
         """grad[d, a, b] = ∂a_new[a]/∂A[d, b] (spec §4.1 chain rule).
 
         Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
         ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
         """
-        ring = v_ring.shape[0]
-        n_feat = m_q.shape[0]
+        ring, n_feat = v_ring.shape
         for d in range(depth):
-            slot = (head + d) % ring
+            slot = slot_of(head, d, ring)
             for b in range(n_feat):
                 q_dk = 0.0
                 for c in range(n_feat):
-                    q_dk += m_q[c] * dk_ring[slot, c, b]
+                    q_dk += fields[F_Q, c] * dk_ring[slot, c, b]
                 for a in range(n_feat):
                     grad[d, a, b] = p[d] * (dv_ring[slot, a, b] + (v_ring[slot, a] - att_new[a]) * gamma * q_dk)
         for a in range(n_feat):
             for b in range(n_feat):
                 acc = 0.0
                 for e in range(depth):
-                    slot = (head + e) % ring
+                    slot = slot_of(head, e, ring)
                     k_dq = 0.0
                     for c in range(n_feat):
-                        k_dq += k_ring[slot, c] * dq[c, b]
+                        k_dq += k_ring[slot, c] * dq[0, c, b]
                     acc += p[e] * (v_ring[slot, a] - att_new[a]) * k_dq
                 grad[0, a, b] += gamma * acc
 
     @jit
     def tangent_push(grad, tangent, head, depth, new_row):
-        """Advance tangent vectors: the newest row is grad·δA, the others shift (spec §4.1, J is a shift
-        register except for its first block row); the new row goes to slot (head - 1) % L, the ring's next
-        head. ``new_row`` (M, k) is scratch."""
-        ring = tangent.shape[0]
-        n_feat = tangent.shape[1]
-        n_vec = tangent.shape[2]
-        for a in range(n_feat):
-            for j in range(n_vec):
+        """Advance the tangent vectors ``tangent[j]`` (k, L·M; window slot s holds entries s·M..s·M+M-1):
+        the newest row becomes grad·δA, the others shift (spec §4.1: J is a shift register except for its
+        first block row). The new row goes to slot (head - 1) mod L, the ring's next head; ``new_row`` (M,)
+        is scratch."""
+        n_feat = grad.shape[1]
+        ring = tangent.shape[1] // n_feat
+        new_head = head - 1 if head > 0 else ring - 1
+        for j in range(tangent.shape[0]):
+            for a in range(n_feat):
                 acc = 0.0
                 for d in range(depth):
-                    slot = (head + d) % ring
+                    base = slot_of(head, d, ring) * n_feat
                     for b in range(n_feat):
-                        acc += grad[d, a, b] * tangent[slot, b, j]
-                new_row[a, j] = acc
-        new_head = (head - 1) % ring
-        for a in range(n_feat):
-            for j in range(n_vec):
-                tangent[new_head, a, j] = new_row[a, j]
+                        acc += grad[d, a, b] * tangent[j, base + b]
+                new_row[a] = acc
+            for a in range(n_feat):
+                tangent[j, new_head * n_feat + a] = new_row[a]
 
     @jit
     def orthonormalize(tangent, log_norms):
-        """Gram-Schmidt (modified, applied twice) on the k tangent columns; adds log|R_jj| to log_norms[j].
+        """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (k, L·M); adds log|R_jj| to
+        log_norms[j] (spec §4.1's QR, up to signs). One pass suffices because vectors are re-orthonormalised
+        after every step (bench/qr_interval.py: a product of even 2 Jacobians loses the most contracting
+        directions when the spectrum spans ~10 per step, so QR runs every step by default).
 
-        The ring order of rows is irrelevant: inner products run over all L·M rows. A column that
+        The ring order of entries is irrelevant: inner products run over all L·M entries. A vector that
         collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
         """
-        ring, n_feat, n_vec = tangent.shape
+        n_vec, size = tangent.shape
         for j in range(n_vec):
-            for _ in range(2):
-                for i in range(j):
-                    dot = 0.0
-                    for s in range(ring):
-                        for a in range(n_feat):
-                            dot += tangent[s, a, i] * tangent[s, a, j]
-                    for s in range(ring):
-                        for a in range(n_feat):
-                            tangent[s, a, j] -= dot * tangent[s, a, i]
+            for i in range(j):
+                dot = 0.0
+                for s in range(size):
+                    dot += tangent[i, s] * tangent[j, s]
+                for s in range(size):
+                    tangent[j, s] -= dot * tangent[i, s]
             norm = 0.0
-            for s in range(ring):
-                for a in range(n_feat):
-                    norm += tangent[s, a, j] * tangent[s, a, j]
+            for s in range(size):
+                norm += tangent[j, s] * tangent[j, s]
             norm = math.sqrt(norm)
             if norm > 0.0:
                 log_norms[j] += math.log(norm)
-                for s in range(ring):
-                    for a in range(n_feat):
-                        tangent[s, a, j] /= norm
+                scale = 1.0 / norm
+                for s in range(size):
+                    tangent[j, s] *= scale
             else:
                 log_norms[j] = -math.inf
 
@@ -189,33 +200,33 @@ def build_steps(jit, parallel_jit=None):
 
         ``att_ring`` holds the start window in logical order (row d = slot d, ``depth`` valid rows) and
         receives the final window in logical order. Records go to ``records[(t - transient) // record_every,
-        n, :]`` for the observables ``selection[n]``. With ``tangent.shape[2] = k > 0`` the k leading
-        Lyapunov exponents are accumulated from t = transient (Q = I there, spec §4.1): log|R_jj| of a QR
+        n, :]`` for the observables ``selection[n]``. With k = ``tangent.shape[0]`` > 0 the k leading
+        Lyapunov exponents (``tangent`` is (k, L·M)) are accumulated from t = transient (Q = I there, spec §4.1): log|R_jj| of a QR
         every ``qr_every`` steps and at block ends go to ``block_sums[block, j]``. Returns the final depth.
         """
         beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
         ring, n_feat = att_ring.shape
-        n_vec = tangent.shape[2]
+        n_vec = tangent.shape[0]
         n_saved = steps - transient
         n_blocks = block_sums.shape[0]
         positional_terms(w_pe, eps_pe, pe0, pe_terms)
         # value/key rows (and their Jacobians) of the tokens already in the start window; row 0 is redone at t = 0
         for d in range(1, depth):
-            token_fields(coef, signs, beta, w, att_ring[d], pe_terms, d, h, fields, semantic_o)
+            token_fields(coef, signs, beta, w, att_ring, d, pe_terms, h, fields, semantic_o)
             for a in range(n_feat):
                 v_ring[d, a] = fields[F_V, a]
                 k_ring[d, a] = fields[F_K, a]
             if n_vec > 0:
-                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[d])
-                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[d])
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring, d)
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring, d)
         head = 0
         for t in range(steps):
-            pe_row = (ring - t % ring) % ring
-            token_fields(coef, signs, beta, w, att_ring[head], pe_terms, pe_row, h, fields, semantic_o)
+            # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
+            token_fields(coef, signs, beta, w, att_ring, head, pe_terms, h, fields, semantic_o)
             for a in range(n_feat):
                 v_ring[head, a] = fields[F_V, a]
                 k_ring[head, a] = fields[F_K, a]
-            attend(gamma, fields[F_Q], v_ring, k_ring, head, depth, p, att_new)
+            attend(gamma, fields, v_ring, k_ring, head, depth, p, att_new)
             saved = t - transient
             if saved >= 0 and saved % record_every == 0:
                 row = saved // record_every
@@ -237,14 +248,14 @@ def build_steps(jit, parallel_jit=None):
                         records[row, n, a] = value
             if n_vec > 0 and saved >= 0:
                 if saved == 0:
-                    for s in range(ring):
-                        for a in range(n_feat):
-                            for j in range(n_vec):
-                                tangent[s, a, j] = 1.0 if ((s - head) % ring) * n_feat + a == j else 0.0
-                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[head])
-                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[head])
-                token_jacobian(coef, F_Q, signs, beta, w, h, dq)
-                attention_gradient(gamma, fields[F_Q], v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p,
+                    for j in range(n_vec):
+                        for d in range(ring):
+                            for a in range(n_feat):
+                                tangent[j, slot_of(head, d, ring) * n_feat + a] = 1.0 if d * n_feat + a == j else 0.0
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring, head)
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring, head)
+                token_jacobian(coef, F_Q, signs, beta, w, h, dq, 0)
+                attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p,
                                    att_new, grad)
                 tangent_push(grad, tangent, head, depth, new_row)
                 block = saved * n_blocks // n_saved
@@ -252,9 +263,9 @@ def build_steps(jit, parallel_jit=None):
                     orthonormalize(tangent, block_sums[block])
             elif n_vec > 0 and saved >= -ring:
                 # the rows in the window when tangent dynamics start need their token Jacobians
-                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[head])
-                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[head])
-            head = (head - 1) % ring
+                token_jacobian(coef, F_V, signs, beta, w, h, dv_ring, head)
+                token_jacobian(coef, F_K, signs, beta, w, h, dk_ring, head)
+            head = head - 1 if head > 0 else ring - 1
             for a in range(n_feat):
                 att_ring[head, a] = att_new[a]
             if depth < ring:
@@ -262,7 +273,7 @@ def build_steps(jit, parallel_jit=None):
         # unroll the ring into logical order (slot d = row d), reusing v_ring as scratch
         for d in range(ring):
             for a in range(n_feat):
-                v_ring[d, a] = att_ring[(head + d) % ring, a]
+                v_ring[d, a] = att_ring[slot_of(head, d, ring), a]
         for d in range(ring):
             for a in range(n_feat):
                 att_ring[d, a] = v_ring[d, a]
@@ -305,8 +316,8 @@ def build_steps(jit, parallel_jit=None):
                 qr_every, np.empty((4, ring, n_feat)), np.empty(n_patterns), np.empty((4, n_feat)),
                 np.empty(n_feat), np.empty((ring, n_feat)), np.empty((ring, n_feat)), np.empty(ring),
                 np.empty(n_feat), np.empty((ring, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
-                np.empty((n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
-                np.empty((ring, n_feat, n_exponents)), np.empty((n_feat, n_exponents)), records[i], block_sums[i])
+                np.empty((1, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
+                np.empty((n_exponents, ring * n_feat)), np.empty(n_feat), records[i], block_sums[i])
         return records, final, depth, block_sums
 
     @jit
@@ -324,19 +335,19 @@ def build_steps(jit, parallel_jit=None):
         k_ring = np.empty((ring, n_feat))
         dv_ring = np.empty((ring, n_feat, n_feat))
         dk_ring = np.empty((ring, n_feat, n_feat))
-        dq = np.empty((n_feat, n_feat))
+        dq = np.empty((1, n_feat, n_feat))
         for d in range(ring - 1, -1, -1):
-            token_fields(coef, signs, beta, w, att0[d], pe_terms, d, h, fields, semantic_o)
+            token_fields(coef, signs, beta, w, att0, d, pe_terms, h, fields, semantic_o)
             v_ring[d] = fields[F_V]
             k_ring[d] = fields[F_K]
-            token_jacobian(coef, F_V, signs, beta, w, h, dv_ring[d])
-            token_jacobian(coef, F_K, signs, beta, w, h, dk_ring[d])
-        token_jacobian(coef, F_Q, signs, beta, w, h, dq)
+            token_jacobian(coef, F_V, signs, beta, w, h, dv_ring, d)
+            token_jacobian(coef, F_K, signs, beta, w, h, dk_ring, d)
+        token_jacobian(coef, F_Q, signs, beta, w, h, dq, 0)
         p = np.empty(ring)
         att_new = np.empty(n_feat)
-        attend(gamma, fields[F_Q], v_ring, k_ring, 0, ring, p, att_new)
+        attend(gamma, fields, v_ring, k_ring, 0, ring, p, att_new)
         grad = np.empty((ring, n_feat, n_feat))
-        attention_gradient(gamma, fields[F_Q], v_ring, k_ring, dv_ring, dk_ring, dq, 0, ring, p, att_new, grad)
+        attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, ring, p, att_new, grad)
         jac = np.zeros((ring * n_feat, ring * n_feat))
         for d in range(ring):
             for a in range(n_feat):
