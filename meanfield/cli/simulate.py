@@ -23,13 +23,13 @@ def register(sub):
 
 def run(args):
     from .. import presets, simulate
-    from ..store import open_new, write_trajectory
+    from ..store import check_output, write_trajectory
     from . import parse_overrides
     overrides = parse_overrides(args.overrides)
     if args.beta_o is not None:
         overrides["beta_o"] = args.beta_o
     model = presets.preset(args.preset, **overrides)
-    open_new(args.output, args.force).close()     # fail early on an unwritable or existing path
+    check_output(args.output, args.force)     # fail before computing; nothing is created yet
     traj = simulate(model, args.steps, args.transient, lyapunov=args.lyapunov, record_every=args.record_every)
     write_trajectory(args.output, traj, overwrite=True)
     print(f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")

@@ -1,0 +1,85 @@
+"""Bad input: ConfigError naming the key, raised before any kernel runs, nothing written (issue 2 §6)."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+import importlib
+from meanfield import weights as W
+from meanfield.config import ModelSpec
+
+
+@pytest.fixture(autouse=True)
+def no_kernel(monkeypatch):
+    """Fail loudly if validation lets a bad call reach a backend."""
+    def refuse(name):
+        raise AssertionError("kernel reached with invalid input")
+    monkeypatch.setattr(importlib.import_module("meanfield.simulate"), "_backend", refuse)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("beta_o", math.nan), ("beta_o", math.inf), ("gamma", math.nan), ("epsilon", -0.1), ("epsilon", 1.5),
+    ("epsilon", math.nan), ("beta_att", math.inf), ("scaling_att", "abc"), ("context", 0), ("context", 2.5),
+    ("unknown_key", 1.0), ("control.rho", 1.5), ("control.kp", math.nan),
+])
+def test_bad_overrides_name_the_key(key, value):
+    with pytest.raises(mf.ConfigError, match=key.split(".")[-1]):
+        mf.presets.paper(**{key: value})
+
+
+@pytest.mark.parametrize("steps, transient, key", [(0, 0, "steps"), (100, 100, "transient"), (10, -1, "transient"),
+                                                   (2.5, 0, "steps")])
+def test_bad_run_lengths(steps, transient, key):
+    with pytest.raises(mf.ConfigError, match=key):
+        mf.simulate(mf.presets.paper(), steps, transient)
+
+
+def test_bad_start_states():
+    model = mf.presets.paper()
+    with pytest.raises(mf.ConfigError, match="start.att"):
+        mf.simulate(model, 10, start=mf.State(np.zeros((5, 3)), model.checkpoint.pe))
+    with pytest.raises(mf.ConfigError, match="start.att"):
+        mf.simulate(model, 10, start=mf.State(np.zeros((4, 2)), model.checkpoint.pe))
+    with pytest.raises(mf.ConfigError, match="start.pe"):
+        mf.State(np.zeros((4, 3)), np.zeros((4, 2)))
+    with pytest.raises(mf.ConfigError, match="start.token"):
+        mf.State.from_token(model, np.zeros(101))
+
+
+def test_bad_observables_and_exponents():
+    model = mf.presets.paper()
+    with pytest.raises(mf.ConfigError, match="record"):
+        mf.simulate(model, 10, record=("att", "nonsense"))
+    with pytest.raises(mf.ConfigError, match="lyapunov"):
+        mf.simulate(model, 10, lyapunov=13)
+    token_start = mf.State.from_token(model, mf.pattern_token(model))
+    with pytest.raises(mf.ConfigError, match="lyapunov"):
+        mf.simulate(model, 10, 0, start=token_start, lyapunov=True)
+
+
+def test_bad_weights_and_tables():
+    bad = {a: np.ones((3, 10)) for a in W.FEATURES}
+    bad["v"] = bad["v"] * 0
+    with pytest.raises(mf.ConfigError, match="weights.v"):
+        W.coefficients_from_weights(bad, 2)
+    coef, pe = W.coefficients_from_weights({a: np.ones((3, 10)) for a in W.FEATURES}, 2)
+    with pytest.raises(mf.ConfigError, match="coefficients.q"):
+        ModelSpec({**coef, "q": np.zeros((3, 3))}, pe)
+    with pytest.raises(mf.ConfigError, match="pe_weights"):
+        ModelSpec(coef, {**pe, "k": np.zeros((2, 2))})
+    with pytest.raises(mf.ConfigError, match="M = 13"):
+        ModelSpec({a: np.zeros((2 ** 12, 13)) for a in W.FEATURES}, {a: np.zeros((13, 1)) for a in W.FEATURES})
+
+
+def test_cli_bad_input_writes_nothing(tmp_path):
+    out = tmp_path / "never.h5"
+    for args in (["--set", "beta_o=nan"], ["--set", "epsilon=2"], ["--steps", "10", "--transient", "10"],
+                 ["--set", "foo=1"]):
+        done = subprocess.run([sys.executable, "-m", "meanfield.cli", "simulate", "-o", str(out), *args],
+                              capture_output=True, text=True)
+        assert done.returncode == 2, done.stderr
+        assert "error:" in done.stderr and "Traceback" not in done.stderr
+        assert not out.exists()
