@@ -1,0 +1,81 @@
+"""Where the mean field holds: the finite-N network against the aligned MF (spec §5.3), as a study and a figure."""
+from __future__ import annotations
+
+import numpy as np
+
+from .config import ModelSpec, require_int
+from .finite import simulate_finite
+from .plots import SYMBOLS, label, plt
+
+DEFAULT_BETAS = (0.5, 1.0, 1.26405, 1.5, 2.0, 2.5)
+#: N_se = 990 ... 9.9e9 (multiples of the paper's N_se = 99; the binomial sampler makes large N cheap).
+DEFAULT_SIZES = tuple(99 * 10 ** k for k in range(1, 9))
+
+
+def convergence_study(model: ModelSpec, betas=DEFAULT_BETAS, sizes=DEFAULT_SIZES, replicas: int = 200,
+                      steps: int = 45, seed: int = 0, sampler: str = "binomial") -> dict:
+    """:func:`~meanfield.finite.simulate_finite` at every β_o in ``betas`` and N_se in ``sizes``.
+
+    Returns {β_o: [FiniteTrajectory for each N_se, in the order of ``sizes``]}.
+    """
+    return {beta: [simulate_finite(model.replace(beta_o=beta), n_bits, steps, replicas, seed=seed, sampler=sampler)
+                   for n_bits in sizes] for beta in betas}
+
+
+def convergence_table(runs: dict, observable: str = "mo_se", window: int = 20) -> dict:
+    """{β_o: (N_se (k,), replica-mean aligned error (k,), its standard error (k,))} over the first ``window``
+    aligned rows (:meth:`~meanfield.finite.FiniteTrajectory.aligned_error`)."""
+    table = {}
+    for beta, trajectories in runs.items():
+        errors = [t.aligned_error(observable, window) for t in trajectories]
+        table[beta] = (np.array([t.n_bits for t in trajectories]),
+                       np.array([e.mean() for e in errors]),
+                       np.array([e.std(ddof=1) / np.sqrt(e.size) if e.size > 1 else np.nan for e in errors]))
+    return table
+
+
+def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: int = 0, window: int = 20,
+                              trajectory_beta: float | None = None, threshold: float = 1e-2, path=None):
+    """(a) the aligned MF, the expectation network over rows 0..L and replica 0 at a few N_se, at
+    ``trajectory_beta`` (default the first β of ``runs``); (b) the replica-mean error over the first
+    ``window`` aligned rows against N_se on log-log axes, one line per β, with an N^(-1/2) guide and the
+    ``threshold`` line. Saved to ``path`` (PNG, PDF, ... by suffix) when given; returns the figure."""
+    window = require_int("window", window, 1)
+    beta = next(iter(runs)) if trajectory_beta is None else trajectory_beta
+    shown = runs[beta]
+    fig, (ax_t, ax_e) = plt.subplots(1, 2, figsize=(8.0, 3.0), constrained_layout=True,
+                                     gridspec_kw={"width_ratios": [1.4, 1]})
+    first = shown[0]
+    rows = np.arange(first.steps)
+    start = first.aligned_from
+    picks = shown[::max(1, len(shown) // 3)]
+    colors = plt.cm.viridis(np.linspace(0.0, 0.85, len(picks)))
+    for color, traj in zip(colors, picks):
+        mantissa, exponent = f"{traj.n_bits:.1e}".split("e")
+        ax_t.plot(rows, traj.replica[observable][0, :, feature], lw=0.8, color=color,
+                  label=rf"$N = {mantissa}\times 10^{{{int(exponent)}}}$")
+    ax_t.plot(rows[:start], first.expectation[observable][:start, feature], "--", lw=1.0, color="0.5",
+              label="expectation")
+    ax_t.plot(rows[start:], first.mean_field[observable][start:, feature], lw=1.4, color="k", label="mean field")
+    ax_t.axvspan(start, start + window, color="0.92", zorder=0)
+    ax_t.set_xlabel("token $t$")
+    ax_t.set_ylabel(label(observable, feature))
+    ax_t.set_title(rf"(a) $\beta_o = {beta:g}$, one replica per $N$", fontsize=9)
+    ax_t.legend(frameon=False, fontsize=7, ncol=2)
+    table = convergence_table(runs, observable, window)
+    for b, (sizes, errors, stderr) in sorted(table.items()):
+        ax_e.errorbar(sizes, errors, yerr=stderr, marker="o", ms=3, lw=1.0, capsize=2, label=rf"$\beta_o = {b:g}$")
+    sizes = np.array(sorted({n for s, _, _ in table.values() for n in s}), dtype=np.float64)
+    anchor = 0.3 * min(e[0] for _, e, _ in table.values())
+    ax_e.plot(sizes, anchor * np.sqrt(sizes[0] / sizes), ":", color="k", lw=1.0, label=r"$\propto N^{-1/2}$")
+    ax_e.axhline(threshold, color="0.6", lw=0.8, ls="--")
+    ax_e.set_xscale("log")
+    ax_e.set_yscale("log")
+    ax_e.set_xlabel("semantic bits $N$")
+    symbol = SYMBOLS[observable]
+    ax_e.set_ylabel(rf"$\langle |{symbol}_N - {symbol}_{{MF}}| \rangle$, first {window} steps")
+    ax_e.set_title("(b) distance to the mean field", fontsize=9)
+    ax_e.legend(frameon=False, fontsize=7)
+    if path is not None:
+        fig.savefig(path, dpi=150)
+    return fig
