@@ -15,7 +15,7 @@ Classification
 """
 
 from meanfield.analysis.chaos01 import chaos01_test
-from meanfield.analysis.classify import LABELS, Classification, Thresholds, classify, classify_many
+from meanfield.analysis.classify import EVIDENCE, LABELS, Classification, Thresholds, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
 from meanfield.analysis.period import detect_period
@@ -34,6 +34,8 @@ from meanfield.analysis.spectra import (
 )
 
 __all__ = [
+    "EVIDENCE",
+    "decide",
     "LABELS",
     "Classification",
     "LyapunovResult",

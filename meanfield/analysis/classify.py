@@ -157,44 +157,75 @@ _AGREES = {
 }
 
 
-def _classify_one(
-    y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, feature: int, section_feature: int, th: Thresholds
-) -> Classification:
-    """Classify one validated tail ``y`` (time, features) with optional finite-or-±inf exponents."""
-    ev: dict[str, Any] = dict.fromkeys(
-        ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "chaos01_k",
-         "spectral_entropy", "distinct_count", "section_points")
-    )
+#: Evidence keys, in the order a sweep stores them (one float per key; None is stored as NaN).
+EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
+            "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
+
+
+def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, feature: int, section_feature: int,
+            th: Thresholds) -> dict[str, Any]:
+    """Evidence about one validated tail ``y`` (time, features) and optional exponents (keys :data:`EVIDENCE`).
+
+    Uses ``th`` only for how to measure (period tolerance, 0–1 test length and seed, quantisation scale); the
+    decision thresholds are applied by :func:`decide`, so stored evidence can be re-decided cheaply.
+    """
+    ev: dict[str, Any] = dict.fromkeys(EVIDENCE)
     if lam is not None and lam.size:
+        # a NaN exponent (a run that broke down) is recorded as +inf: stored evidence uses NaN for "absent"
+        lam = np.where(np.isnan(lam), np.inf, lam)
         ev["lambda1"] = float(lam[0])
         ev["lambda2"] = float(lam[1]) if lam.size > 1 else None
         if se is not None:
             ev["lambda1_stderr"] = float(se[0])
             ev["lambda2_stderr"] = float(se[1]) if se.size > 1 else None
-
-    def done(label: str, reason: str, period: int | None = None) -> Classification:
-        return Classification(label, period, reason, MappingProxyType(ev))
-
-    if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > th.bound:
-        return done("divergent", f"series has NaN/inf or |x| > {th.bound:g}")
-    if lam is not None and np.any(np.isnan(lam[:2]) | (lam[:2] == np.inf)):
-        return done("divergent", "Lyapunov exponents are NaN or +inf")
+    if not np.all(np.isfinite(y)):
+        ev["max_abs"] = float("inf")
+        return ev
+    ev["max_abs"] = float(np.max(np.abs(y)))
     x = y[:, feature]
-    amplitude = float(np.max(np.ptp(y, axis=0)))
-    ev["amplitude"] = amplitude
+    ev["amplitude"] = float(np.max(np.ptp(y, axis=0)))
     ev["period"] = period = detect_period(y, th.period_tol, th.max_period)
     ev["distinct_count"] = distinct_count(x, th.distinct_scale)
     if y.shape[1] > 1:
         cut = poincare_section(y, section_feature)[:, feature]
         ev["section_points"] = int(np.unique(quantise(cut, th.distinct_scale)).size)
+    if period is None and ev["amplitude"] >= th.fixed_point_amplitude:
+        tail = x[-th.chaos01_samples :]
+        ev["chaos01_k"] = chaos01_test(tail, th.chaos01_n_c, th.seed)
+        ev["spectral_entropy"] = spectral_entropy(power_spectrum(tail)[1])
+    return ev
+
+
+def decide(evidence: Mapping[str, Any], th: Thresholds = Thresholds()) -> Classification:
+    """The label from measured evidence (rules of the module docstring)."""
+    ev = dict(evidence)
+
+    def get(key):
+        value = ev.get(key)
+        return None if value is None or (isinstance(value, float) and np.isnan(value)) else value
+
+    def done(label: str, reason: str, period: int | None = None) -> Classification:
+        return Classification(label, period, reason, MappingProxyType(ev))
+
+    max_abs = get("max_abs")
+    if max_abs is None or not np.isfinite(max_abs) or max_abs > th.bound:
+        return done("divergent", f"series has NaN/inf or |x| > {th.bound:g}")
+    lam = None if get("lambda1") is None else np.array([ev["lambda1"]] + ([ev["lambda2"]] if get("lambda2") is not None else []))
+    se = None
+    if lam is not None and get("lambda1_stderr") is not None:
+        se = np.array([ev["lambda1_stderr"]] + ([ev["lambda2_stderr"]] if get("lambda2") is not None else []))
+        se = np.nan_to_num(se, nan=0.0)
+    if lam is not None and np.any(np.isnan(lam) | (lam == np.inf)):
+        return done("divergent", "Lyapunov exponents are NaN or +inf")
+    amplitude, period, k = get("amplitude"), get("period"), get("chaos01_k")
+    period = None if period is None else int(period)
     if amplitude < th.fixed_point_amplitude or period == 1:
         series, text = "fixed_point", f"amplitude {amplitude:.2g}"
     elif period is not None:
         series, text = "periodic", f"period {period}"
+    elif k is None:
+        series, text = None, "aperiodic, no 0-1 test"
     else:
-        tail = x[-th.chaos01_samples :]
-        ev["chaos01_k"] = k = chaos01_test(tail, th.chaos01_n_c, th.seed)
-        ev["spectral_entropy"] = spectral_entropy(power_spectrum(tail)[1])
         series = "quasi_periodic" if k < th.k_regular else "chaotic" if k > th.k_chaotic else None
         text = f"aperiodic, 0-1 K = {k:.2f}"
     vote, ltext = _lyapunov_vote(lam, se, th)
@@ -296,7 +327,7 @@ def classify(
             raise AnalysisError(f"{name}: {idx}; series has {y.shape[1]} features")
     col = feature if y.shape[1] > 1 else 0
     lam, se = _exponents(lyapunov, stderr)
-    return _classify_one(y, lam, se, col, section_feature, thresholds)
+    return decide(measure(y, lam, se, col, section_feature, thresholds), thresholds)
 
 
 def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **options: Any) -> list[Classification]:

@@ -162,3 +162,19 @@ def test_thresholds_are_frozen_and_used():
     ripple = 1e-3 * np.tile([0.0, 0.4, 0.0, -0.4], 100)  # amplitude 8e-4
     assert classify(ripple).label == "fixed_point"
     assert classify(ripple, thresholds=Thresholds(fixed_point_amplitude=1e-4)).period == 4
+
+
+def test_stored_evidence_decides_the_same_label(maps):
+    # a sweep stores the evidence as floats (None -> NaN) and `meanfield analyze` re-decides from it
+    from meanfield.analysis import EVIDENCE, decide
+    cases = [_map_case(maps, "logistic", [r], [0.3]) for r in (2.8, 3.5, 3.83, 4.0)]
+    for series, _ in cases:
+        direct = classify(series, [0.1], [0.01])
+        stored = np.array([np.nan if direct.evidence[k] is None else direct.evidence[k] for k in EVIDENCE])
+        again = decide(dict(zip(EVIDENCE, stored)))
+        assert again.label == direct.label and again.period == direct.period
+    # new thresholds change the decision without re-measuring
+    series, _ = cases[-1]
+    ev = classify(series, [0.05], [0.01]).evidence
+    assert decide(ev).label == "chaotic"
+    assert decide(ev, Thresholds(lyap_zero=0.1)).label == "unresolved"
