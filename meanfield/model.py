@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import SCALAR_PARAMETERS, ModelSpec
+from .config import CONTROL_PARAMETERS, SCALAR_PARAMETERS, ModelSpec
 from .errors import ConfigError
 from .weights import FEATURES, sign_patterns
 
@@ -26,12 +26,25 @@ def position_code(n: int, pe_bits: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class State:
-    """A start or final state: attention window ``att`` (D×M, newest first) and PE window ``pe`` (L×P)."""
+    """A start or final state: attention window ``att`` (D×M, newest first) and PE window ``pe`` (L×P).
+
+    ``control`` (optional, 3×M) is the PID controller's state [r, I, e_prev] (issue 5): a controlled run's
+    final state carries it, and a controlled run started from it continues the loop (same reference,
+    integral and previous error) instead of restarting with I = 0.
+    """
 
     att: np.ndarray
     pe: np.ndarray
+    control: np.ndarray | None = None
 
     def __post_init__(self):
+        if self.control is not None:
+            control = np.array(self.control, dtype=np.float64, ndmin=2)
+            if control.shape[0] != 3 or not np.all(np.isfinite(control)):
+                raise ConfigError(f"start.control: {control.tolist()} is not allowed: must be 3 finite rows "
+                                  "[reference, integral, previous error] of M entries")
+            control.setflags(write=False)
+            object.__setattr__(self, "control", control)
         att = np.array(self.att, dtype=np.float64, ndmin=2)
         pe = np.array(self.pe, dtype=np.float64).reshape(len(self.pe), -1) if len(self.pe) else np.zeros((0, 0))
         for key, arr in (("att", att), ("pe", pe)):
@@ -54,6 +67,9 @@ class State:
         if pe_bits and self.pe.shape != (context, pe_bits):
             raise ConfigError(f"start.pe: shape {self.pe.shape} is not allowed: must be (L, P) = "
                               f"({context}, {pe_bits})")
+        if self.control is not None and self.control.shape != (3, n_features):
+            raise ConfigError(f"start.control: shape {self.control.shape} is not allowed: must be (3, M) = "
+                              f"(3, {n_features})")
         return self
 
     @classmethod
@@ -79,7 +95,10 @@ class State:
         return cls(att=(semantic + pe_part)[None, :], pe=np.array(positions).reshape(model.context, pe_bits))
 
     def to_dict(self) -> dict:
-        return {"att": self.att.tolist(), "pe": self.pe.tolist()}
+        out = {"att": self.att.tolist(), "pe": self.pe.tolist()}
+        if self.control is not None:
+            out["control"] = self.control.tolist()
+        return out
 
 
 def pattern_token(model: ModelSpec, row: int = 0, feature: str = "o", reset_pe: bool = False) -> np.ndarray:
@@ -104,24 +123,54 @@ def map_tables(model: ModelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.ascontiguousarray(coef), sign_patterns(model.n_features), np.ascontiguousarray(pe)
 
 
-#: Layout of the per-point parameter vector the kernels read.
-PARAMETER_LAYOUT = ("beta", "gamma", "w", "eps_pe")
+#: Layout of the per-point parameter vector the kernels read (meanfield.kernels.step P_* columns), followed
+#: by M columns ``ref_0..ref_{M-1}``: the explicit PID reference, or NaN for r = κ·(newest start row).
+PARAMETER_LAYOUT = ("beta", "gamma", "w", "eps_pe", "kp", "ki", "kd", "rho", "kappa", "i_max", "bound")
+#: |ã_t| or |I_t| above this stops a controlled point and flags it divergent (issue 5 item 5). The
+#: uncontrolled attention output is bounded by 1 (a convex combination of mean fields).
+DIVERGENCE_BOUND = 1e6
+
+
+def _control_columns(model: ModelSpec, values: dict, n_points: int) -> list:
+    """Columns kp, ki, kd, ρ, κ, I_max (issue 5) with their checks, for :func:`batch_parameters`."""
+    control = model.control
+    cols = {name: values.get(f"control.{name}", np.full(n_points, float(getattr(control, name))))
+            for name in CONTROL_PARAMETERS}
+    rho, i_max = cols["rho"], cols["i_max"]
+    if not np.all((rho >= 0) & (rho <= 1)):
+        raise ConfigError(f"control.rho = {rho.tolist()[:8]} is not allowed: must be in [0, 1]")
+    if not np.all(i_max > 0):
+        raise ConfigError(f"control.i_max = {i_max.tolist()[:8]} is not allowed: must be > 0 (or inf)")
+    return [cols[name] for name in CONTROL_PARAMETERS]
+
+
+def _reference_columns(model: ModelSpec, n_points: int) -> np.ndarray:
+    ref = model.control.reference
+    if ref is None:
+        return np.full((n_points, model.n_features), np.nan)
+    if len(ref) != model.n_features:
+        raise ConfigError(f"control.reference = {list(ref)} is not allowed: must have M = {model.n_features} entries")
+    return np.tile(np.asarray(ref, dtype=np.float64), (n_points, 1))
 
 
 def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndarray:
-    """Per-point scalars (n, len(PARAMETER_LAYOUT)) for ``model`` with some scalar parameters varied.
+    """Per-point scalars (n, len(PARAMETER_LAYOUT) + M) for ``model`` with some parameters varied.
 
-    ``overrides`` maps names of :data:`meanfield.config.SCALAR_PARAMETERS` to 1-D arrays of one length n.
-    Each row is what the reference computes for that point (spec §1.1, §1.3): β = β_o·scaling_o,
-    γ (set, or (1/√M)·β_att·scaling_att), w = 1 - ε and the PE weight 1 - w (the reference's ε).
+    ``overrides`` maps names of :data:`meanfield.config.SCALAR_PARAMETERS` and ``control.<gain>``
+    (:data:`meanfield.config.CONTROL_PARAMETERS`) to 1-D arrays of one length n. Each row is what the
+    reference computes for that point (spec §1.1, §1.3): β = β_o·scaling_o, γ (set, or
+    (1/√M)·β_att·scaling_att), w = 1 - ε and the PE weight 1 - w (the reference's ε); then the PID gains
+    K_P, K_I, K_D, ρ, κ, I_max, :data:`DIVERGENCE_BOUND` and the reference columns (issue 5).
     """
     overrides = dict(overrides or {})
+    allowed = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
     values = {}
     for key, column in overrides.items():
-        if key not in SCALAR_PARAMETERS:
-            raise ConfigError(f"parameter {key!r} is not allowed as a batch axis: known are {list(SCALAR_PARAMETERS)}")
+        if key not in allowed:
+            raise ConfigError(f"parameter {key!r} is not allowed as a batch axis: known are {list(allowed)}")
         column = np.asarray(column, dtype=np.float64).reshape(-1)
-        if column.size == 0 or not np.all(np.isfinite(column)):
+        finite = np.isfinite(column) | ((column == np.inf) if key == "control.i_max" else False)
+        if column.size == 0 or not np.all(finite):
             raise ConfigError(f"{key} = {column.tolist()[:8]} is not allowed: must be a non-empty array of finite numbers")
         values[key] = column
     sizes = {v.size for v in values.values()}
@@ -141,7 +190,39 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
     else:
         gamma = (1 / np.sqrt(model.n_features)) * get("beta_att") * get("scaling_att")
     w = 1 - get("epsilon")
-    return np.column_stack([get("beta_o") * get("scaling_o"), gamma, w, 1 - w])
+    control = _control_columns(model, values, n_points)
+    return np.column_stack([get("beta_o") * get("scaling_o"), gamma, w, 1 - w, *control,
+                            np.full(n_points, DIVERGENCE_BOUND), _reference_columns(model, n_points)])
+
+
+def controlled(params: np.ndarray) -> np.ndarray:
+    """Per point: True when a PID gain is non-zero (the kernels skip the control arithmetic otherwise)."""
+    params = np.atleast_2d(params)
+    return np.any(params[:, 4:7] != 0.0, axis=1)
+
+
+def control_start(params: np.ndarray, att0: np.ndarray, starts=None) -> np.ndarray:
+    """The resolved controller start [r, I_0, e_{-1}] per point, (n, 3, M) (issue 5).
+
+    r = the explicit reference, else the reference carried by a controlled start State (continuation), else
+    κ·A0[0] (newest start row = ã_{-1}); a fresh start has I_0 = 0 and e_{-1} = e_0 = r - ã_{-1}, a
+    carried State its I and e_prev. (Sweeps with ``[continuation]`` hand off only the window, so there each
+    point's controller restarts fresh from its own start.)
+    """
+    n_points, n_features = att0.shape[0], att0.shape[2]
+    layout = len(PARAMETER_LAYOUT)
+    out = np.zeros((n_points, 3, n_features))
+    for i in range(n_points):
+        carried = None if starts is None else starts[i].control
+        explicit = params[i, layout:layout + n_features]
+        if carried is not None:
+            out[i] = carried
+            if not np.any(np.isnan(explicit)):
+                out[i, 0] = explicit
+            continue
+        out[i, 0] = explicit if not np.any(np.isnan(explicit)) else params[i, 8] * att0[i, 0]
+        out[i, 2] = out[i, 0] - att0[i, 0]
+    return out
 
 
 def point_parameters(model: ModelSpec) -> np.ndarray:
@@ -155,7 +236,7 @@ def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray):
     Returns ``(att_next, pe_next, recorded)`` with ``recorded`` a dict of the six observables.
     """
     coef, signs, w_pe = map_tables(model)
-    beta, gamma, w, eps_pe = point_parameters(model)
+    beta, gamma, w, eps_pe = point_parameters(model)[:4]
     n_features, pe_bits = model.n_features, model.pe_bits
     depth = att.shape[0]
     # 1. tanh of the pattern overlaps of every window row: h[d, j] = tanh(β σ_j·A[d])
@@ -176,5 +257,25 @@ def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray):
     return att_next, pe_next, recorded
 
 
+def controlled_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray, ctrl: np.ndarray):
+    """One iteration of the PID-controlled map (issue 5) in plain numpy, on top of :func:`mean_field_step`.
+
+    ``ctrl`` = [r, I_{t-1}, e_{t-1}] (3×M; see :func:`control_start`). With a_t the uncontrolled output
+    (spec §1.3 step 5) and ã_{t-1} = att[0]: e_t = r - ã_{t-1}, I_t = clip(ρ I_{t-1} + e_t, ±I_max),
+    ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}); ã_t replaces a_t in the window and in ``att``.
+    Returns ``(att_next, pe_next, ctrl_next, recorded)``.
+    """
+    c = model.control
+    ref, integral, prev_error = np.asarray(ctrl, dtype=np.float64)
+    att_next, pe_next, recorded = mean_field_step(model, att, pe)
+    error = ref - att[0]
+    integral = np.clip(c.rho * integral + error, -c.i_max, c.i_max)
+    att_next = att_next.copy()
+    att_next[0] = att_next[0] + c.kp * error + c.ki * integral + c.kd * (error - prev_error)
+    recorded = dict(recorded, att=att_next[0])
+    return att_next, pe_next, np.stack([ref, integral, error]), recorded
+
+
 __all__ = ["State", "OBSERVABLES", "position_code", "pattern_token", "map_tables", "batch_parameters",
-           "point_parameters", "mean_field_step", "PARAMETER_LAYOUT"]
+           "point_parameters", "mean_field_step", "PARAMETER_LAYOUT", "DIVERGENCE_BOUND", "controlled",
+           "control_start", "controlled_step"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .config import ModelSpec, require_int
 from .errors import ConfigError
-from .model import OBSERVABLES, State, batch_parameters, map_tables
+from .model import OBSERVABLES, State, batch_parameters, control_start, controlled, map_tables
 
 DEFAULT_BLOCKS = 20
 
@@ -24,6 +24,11 @@ class BatchResult:
     (n, k) descending exponents and standard errors (None without exponents); ``lyapunov_blocks`` (n, B, k)
     the per-block means in the same order (convergence diagnostics); ``final_att`` (n, L, M) and
     ``final_pe`` (n, L, P) the final states (``final_depth`` valid rows).
+
+    PID control (issue 5): ``control`` (n, 3, M) the final controller state [r, I, e_prev] (None when no
+    point is controlled), ``max_integral`` (n,) max_t |I_t| and ``diverged_at`` (n,) the step at which a
+    point's loop passed :data:`meanfield.model.DIVERGENCE_BOUND` (-1: never); a diverged point's remaining
+    records and its exponents are NaN, so :func:`meanfield.analysis.classify` labels it ``divergent``.
     """
 
     records: dict
@@ -33,16 +38,34 @@ class BatchResult:
     final_att: np.ndarray
     final_pe: np.ndarray
     final_depth: np.ndarray
+    control: np.ndarray | None = None
+    max_integral: np.ndarray | None = None
+    diverged_at: np.ndarray | None = None
+
+    @property
+    def divergent(self) -> np.ndarray:
+        """(n,) bool: the point's control loop grew without bound and was stopped (issue 5 item 5)."""
+        return np.zeros(len(self.final_depth), bool) if self.diverged_at is None else self.diverged_at >= 0
 
     def final_state(self, i: int) -> State:
-        """The final state of point ``i``, usable as the start of another run (continuation)."""
-        return State(att=self.final_att[i, :self.final_depth[i]], pe=self.final_pe[i])
+        """The final state of point ``i``, usable as the start of another run (continuation); a controlled
+        point's state carries its controller [r, I, e_prev]."""
+        control = None if self.control is None or not self.controlled[i] else self.control[i]
+        return State(att=self.final_att[i, :self.final_depth[i]], pe=self.final_pe[i], control=control)
+
+    @property
+    def controlled(self) -> np.ndarray:
+        """(n,) bool: the point has a non-zero PID gain."""
+        return np.zeros(len(self.final_depth), bool) if self.max_integral is None else ~np.isnan(self.max_integral)
 
 
 @dataclass(frozen=True, eq=False)
 class Trajectory:
     """One simulated point: observables of shape (rows, M) (None when not recorded), rows = iterations
-    transient, transient + record_every, ... (spec §1.3 step 8: row t = iteration t)."""
+    transient, transient + record_every, ... (spec §1.3 step 8: row t = iteration t).
+
+    PID control (issue 5): ``max_integral`` = max_t |I_t| (NaN without controller), ``diverged_at`` the step at
+    which the loop passed the divergence bound (-1: never; records from there on are NaN)."""
 
     model: ModelSpec
     steps: int
@@ -58,6 +81,8 @@ class Trajectory:
     lyapunov_stderr: np.ndarray | None
     lyapunov_blocks: np.ndarray | None
     final_state: State
+    max_integral: float | None = None
+    diverged_at: int | None = None
 
 
 def _check_record(record) -> np.ndarray:
@@ -68,8 +93,10 @@ def _check_record(record) -> np.ndarray:
     return np.array([OBSERVABLES.index(r) for r in record], dtype=np.int64)
 
 
-def _check_exponents(lyapunov, model: ModelSpec) -> int:
-    full = model.context * model.n_features
+def _check_exponents(lyapunov, model: ModelSpec, params: np.ndarray) -> int:
+    """Number of exponents: L·M for the map, L·M + 2M (window, integral, previous error) when a point is
+    PID-controlled (issue 5 item 2)."""
+    full = model.context * model.n_features + (2 * model.n_features if controlled(params).any() else 0)
     if lyapunov is False or lyapunov is None:
         return 0
     if lyapunov is True:
@@ -97,7 +124,7 @@ def _start_arrays(model: ModelSpec, start, n_points: int):
         att0[i, :depth0[i]] = state.att
         if pe_bits:
             pe0[i] = state.pe
-    return att0, pe0, depth0
+    return att0, pe0, depth0, starts
 
 
 #: Default re-orthonormalisation interval. Every step: with the paper's γ ≈ 127 the spectrum spans ~10 per
@@ -146,7 +173,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         Re-orthonormalisation interval (default :data:`DEFAULT_QR_EVERY`); QR also runs at block ends.
     n_blocks : int, optional
         Blocks for the standard errors (default min(20, steps - transient)).
-    backend : "cpu" (CUDA: see the GPU extra).
+    backend : "cpu", "cuda" or "cuda:float32" (GPU extra; BackendError without a GPU).
     """
     steps = require_int("steps", steps, 1)
     transient = require_int("transient", transient, 0)
@@ -154,9 +181,10 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         raise ConfigError(f"transient = {transient} is not allowed: must be < steps = {steps}")
     selection = _check_record(record)
     record_every = require_int("record_every", record_every, 1)
-    n_exponents = _check_exponents(lyapunov, model)
     params = batch_parameters(model, parameters)
-    att0, pe0, depth0 = _start_arrays(model, start, params.shape[0])
+    n_exponents = _check_exponents(lyapunov, model, params)
+    att0, pe0, depth0, starts = _start_arrays(model, start, params.shape[0])
+    ctrl0 = control_start(params, att0, starts)
     n_saved = steps - transient
     qr_every = DEFAULT_QR_EVERY if qr_every is None else require_int("qr_every", qr_every, 1)
     n_blocks = min(DEFAULT_BLOCKS, n_saved) if n_blocks is None else require_int("n_blocks", n_blocks, 1, n_saved)
@@ -166,23 +194,35 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
                           f"{model.context - int(depth0.min())} (spec §7.15)")
     kernel = _backend(backend)
     coef, signs, w_pe = map_tables(model)
-    records, final_att, final_depth, block_sums = kernel(
-        coef, signs, w_pe, params, pe0, att0, depth0, steps, transient, record_every, selection,
+    records, final_att, final_depth, block_sums, control, stats = kernel(
+        coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
         n_exponents, qr_every, n_blocks)
+    active = controlled(params)
+    window = model.context * model.n_features
+    block_sums[~active, :, window:] = -np.inf       # an uncontrolled point has no controller coordinates
     shift = steps % model.context
     final_pe = np.roll(pe0, shift, axis=1)
     exponents = stderr = blocks = None
     if n_exponents:
         exponents, stderr, blocks = exponents_from_blocks(block_sums, n_saved)
+        stderr[exponents == -np.inf] = 0.0
     recorded = {OBSERVABLES[code]: records[:, :, n, :] for n, code in enumerate(selection)}
-    return BatchResult(recorded, exponents, stderr, blocks, final_att, final_pe, final_depth)
+    max_integral = np.where(active, stats[:, 0], np.nan)
+    diverged_at = np.where(active, stats[:, 1], -1).astype(np.int64)
+    return BatchResult(recorded, exponents, stderr, blocks, final_att, final_pe, final_depth,
+                       control if active.any() else None, max_integral, diverged_at)
 
 
-def _backend(name: str):
+def _backend(name):
+    if callable(name):  # a run_batch-compatible kernel, e.g. meanfield.kernels.cuda_reductions.ReducingBackend
+        return name
     if name == "cpu":
         from .kernels.cpu import run_batch
         return run_batch
-    raise ConfigError(f"backend = {name!r} is not allowed: available backends are ['cpu']")
+    if name in ("cuda", "cuda:float64", "cuda:float32"):
+        from .kernels.cuda import backend  # raises BackendError without CUDA, before compiling
+        return backend(name.partition(":")[2] or "float64")
+    raise ConfigError(f"backend = {name!r} is not allowed: available backends are ['cpu', 'cuda', 'cuda:float32']")
 
 
 def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, lyapunov=False,
@@ -199,7 +239,8 @@ def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, ly
     first = (lambda a: None if a is None else a[0])
     return Trajectory(model=model, steps=steps, transient=transient, record_every=record_every, **series,
                       lyapunov=first(result.lyapunov), lyapunov_stderr=first(result.lyapunov_stderr),
-                      lyapunov_blocks=first(result.lyapunov_blocks), final_state=result.final_state(0))
+                      lyapunov_blocks=first(result.lyapunov_blocks), final_state=result.final_state(0),
+                      max_integral=float(result.max_integral[0]), diverged_at=int(result.diverged_at[0]))
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

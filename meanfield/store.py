@@ -41,14 +41,21 @@ def attach(dataset: h5py.Dataset, *scales: h5py.Dataset) -> h5py.Dataset:
     return dataset
 
 
-def open_new(path, overwrite: bool = False) -> h5py.File:
-    """Create ``path`` for writing; refuse to replace an existing file unless ``overwrite``."""
+def check_output(path, overwrite: bool = False) -> str:
+    """Check, without creating anything, that ``path`` can be written: its directory exists and is
+    writable, and it does not exist yet unless ``overwrite``."""
     path = os.fspath(path)
     if os.path.exists(path) and not overwrite:
         raise StoreError(f"output {path!r} exists: choose another path or pass overwrite=True (--force)")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
         raise StoreError(f"output {path!r}: directory {directory!r} does not exist or is not writable")
+    return path
+
+
+def open_new(path, overwrite: bool = False) -> h5py.File:
+    """Create ``path`` for writing after :func:`check_output`."""
+    path = check_output(path, overwrite)
     try:
         return h5py.File(path, "w")
     except OSError as exc:
@@ -96,3 +103,172 @@ def read_attrs(path) -> dict:
             except json.JSONDecodeError:
                 pass
     return attrs
+
+
+# --- sweeps (issue 3) ---------------------------------------------------------------------------------
+#
+# Every dataset is allocated in full (contiguous, early allocation, fill values) when the file is created and
+# the file is flushed then: afterwards a sweep only overwrites raw data bytes, never HDF5 metadata, so a
+# client killed at any moment (SIGKILL included) cannot leave a file whose structure is broken. Each chunk's
+# data is written and flushed before its points' ``done`` flags are set and flushed again.
+
+SWEEP_KIND = "sweep"
+
+
+def sweep_layout(run) -> dict:
+    """Datasets of a sweep file: name -> (extra dims, dtype, fill). Every dataset has the grid axes first."""
+    model = run.model
+    spec = run.reductions
+    layout = {"done": ((), np.uint8, 0), "final_depth": ((), np.int16, 0),
+              "final_att": (("window", "feature"), np.float64, np.nan),
+              "final_pe": (("window", "pe_bit"), np.float64, np.nan),
+              "hist": (("feature", "ybin"), np.uint32, 0), "distinct": (("feature",), np.int32, -1)}
+    if run.continuation is not None and run.continuation.pre_steps:
+        layout.update({"pre_depth": ((), np.int16, 0), "pre_att": (("window", "feature"), np.float64, np.nan),
+                       "pre_pe": (("window", "pe_bit"), np.float64, np.nan)})
+    if run.lyapunov:
+        layout.update({"lyapunov": (("exponent",), np.float64, np.nan),
+                       "lyapunov_stderr": (("exponent",), np.float64, np.nan)})
+    if spec.band_pairs:
+        layout.update({"band_values": (("pair", "band_point"), np.float64, np.nan),
+                       "band_count": (("pair",), np.int64, -1), "band_distinct": (("pair",), np.int32, -1)})
+    if run.record.tail:
+        layout.update({f"tail_{o}": (("tail_step", "feature"), np.float64, np.nan) for o in run.record.observables})
+    if model.pe_bits == 0:
+        layout = {k: v for k, v in layout.items() if "pe_bit" not in v[0]}
+    return layout
+
+
+def _coordinates(run) -> dict:
+    model, spec = run.model, run.reductions
+    from .reductions import bin_edges
+    edges = bin_edges(spec)
+    rows = (run.steps - run.transient + run.record.every - 1) // run.record.every
+    tail = min(run.record.tail, rows)
+    coords = {a.name: a.array for a in run.axes}
+    coords.update(window=np.arange(model.context), feature=np.arange(model.n_features),
+                  pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
+                  ybin=(edges[:-1] + edges[1:]) / 2, pair=np.arange(len(spec.band_pairs)),
+                  band_point=np.arange(spec.band_cap),
+                  tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    return coords
+
+
+def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Dataset:
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+    dcpl.set_fill_time(h5py.h5d.FILL_TIME_ALLOC)
+    return f.create_dataset(name, shape=shape, dtype=dtype, fillvalue=fill, dcpl=dcpl)
+
+
+def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
+    """Create the sweep file of ``run`` with every dataset allocated, named dimensions and attributes
+    (run spec as TOML text and JSON, provenance); returns it open for writing, flushed."""
+    f = open_new(path, overwrite)
+    try:
+        coords = _coordinates(run)
+        scales = {name: dimension(f, name, values) for name, values in coords.items()}
+        if run.reductions.band_pairs:
+            pairs = np.array(run.reductions.band_pairs)
+            attach(f.create_dataset("pair_plotted", data=pairs[:, 0]), scales["pair"])
+            attach(f.create_dataset("pair_filter", data=pairs[:, 1]), scales["pair"])
+        axes = [a.name for a in run.axes]
+        for name, (dims, dtype, fill) in sweep_layout(run).items():
+            shape = run.shape + tuple(len(coords[d]) for d in dims)
+            attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+        f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
+                        "run_key": run.result_key(), "model": run.model.to_json(), "axes": json.dumps(axes),
+                        "points_total": run.n_points, **provenance()})
+        f.flush()
+    except BaseException:
+        f.close()
+        os.remove(path)
+        raise
+    return f
+
+
+def open_sweep(path, run) -> h5py.File:
+    """Reopen an existing sweep file of ``run`` for resuming; StoreError if it belongs to another spec."""
+    path = os.fspath(path)
+    if not os.access(path, os.W_OK):
+        raise StoreError(f"output {path!r} exists but is not writable; cannot resume")
+    attrs = read_attrs(path)
+    if attrs.get("kind") != SWEEP_KIND:
+        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {attrs.get('kind')!r}); "
+                         "choose another path or overwrite it")
+    stored = json.loads(attrs["run_key"]) if isinstance(attrs["run_key"], str) else attrs["run_key"]
+    wanted = json.loads(run.result_key())
+    differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
+    if differ:
+        raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
+                         "to mix results: choose another output path or overwrite it")
+    try:
+        return h5py.File(path, "r+")
+    except OSError as exc:
+        raise StoreError(f"output {path!r} cannot be opened for resuming: {exc}") from None
+
+
+def _runs(shape: tuple, indices: np.ndarray):
+    """Split sorted flat indices into runs that are contiguous along the last axis: (position slice, region)."""
+    last = shape[-1]
+    start = 0
+    for stop in range(1, len(indices) + 1):
+        if stop == len(indices) or indices[stop] != indices[stop - 1] + 1 or indices[stop] % last == 0:
+            lead = np.unravel_index(indices[start], shape)[:-1]
+            col = indices[start] % last
+            yield slice(start, stop), tuple(int(i) for i in lead) + (slice(col, col + stop - start),)
+            start = stop
+
+
+def write_points(f: h5py.File, run, indices, arrays: dict) -> None:
+    """Write per-point ``arrays`` (point on axis 0, in the order of ``indices``) then set the done flags."""
+    indices = np.asarray(indices, dtype=np.int64)
+    order = np.argsort(indices, kind="stable")
+    indices = indices[order]
+    regions = list(_runs(run.shape, indices))
+    for name in sweep_layout(run):
+        if name == "done":
+            continue
+        data = np.asarray(arrays[name])[order]
+        for rows, region in regions:
+            f[name][region] = data[rows]
+    f.flush()
+    for _, region in regions:
+        f["done"][region] = 1
+    f.flush()
+
+
+def read_points(f: h5py.File, names, indices) -> dict:
+    """Per-point datasets ``names`` at flat ``indices`` (in that order), point on axis 0."""
+    indices = np.asarray(indices, dtype=np.int64)
+    coords = np.unravel_index(indices, tuple(f["done"].shape))
+    out = {}
+    for name in names:
+        full = f[name][...]
+        out[name] = full[coords]
+    return out
+
+
+def sweep_summary(path) -> dict:
+    """Points done / total, the axes and their ranges, and the stored datasets of a sweep file."""
+    attrs = read_attrs(path)
+    with h5py.File(path, "r") as f:
+        done = f["done"][...]
+        axes = {name: (float(f[name][0]), float(f[name][-1]), len(f[name])) for name in attrs["axes"]}
+        datasets = {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
+    return {"attrs": attrs, "done": int(done.sum()), "total": int(done.size), "axes": axes, "datasets": datasets}
+
+
+def open_run(path):
+    """A sweep file as an ``xarray.Dataset`` (lazy, engine h5netcdf) when xarray is installed, else a dict
+    of numpy arrays plus ``attrs``. Close the Dataset before resuming the sweep into the same file."""
+    path = os.fspath(path)
+    read_attrs(path)                                   # StoreError when not readable
+    try:
+        import xarray
+    except ImportError:
+        with h5py.File(path, "r") as f:
+            out = {name: obj[...] for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
+        out["attrs"] = read_attrs(path)
+        return out
+    return xarray.open_dataset(path, engine="h5netcdf")

@@ -1,25 +1,72 @@
-"""``meanfield info FILE``: summarise a result file (trajectory or sweep)."""
+"""``meanfield info FILE``: summarise a result file (trajectory or sweep); ``--devices``: list devices."""
 from __future__ import annotations
 
 
 def register(sub):
     p = sub.add_parser("info", help="summarise a result file", description="Summarise an HDF5 result file.")
-    p.add_argument("path", help="HDF5 file written by meanfield")
+    p.add_argument("path", nargs="?", help="HDF5 file written by meanfield")
+    p.add_argument("--devices", action="store_true", help="list the compute devices (CPU cores, CUDA GPUs)")
     p.set_defaults(run=run)
 
 
 def run(args):
+    if args.devices:
+        _devices()
+        if args.path is None:
+            return
+    elif args.path is None:
+        raise SystemExit("meanfield info: give a result file, or --devices")
     import h5py
-    from ..store import read_attrs
+    from ..store import SWEEP_KIND, read_attrs
     attrs = read_attrs(args.path)
     print(f"{args.path}: {attrs.get('kind', 'unknown kind')}")
-    for key in ("meanfield_version", "git_commit", "host", "created", "steps", "transient", "record_every"):
+    for key in ("run_name", "meanfield_version", "git_commit", "host", "created", "finished", "steps", "transient",
+                "record_every"):
         if key in attrs:
             print(f"  {key}: {attrs[key]}")
     model = attrs.get("model")
     if isinstance(model, dict):
         print("  model: " + ", ".join(f"{k}={model[k]}" for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
+    if attrs.get("kind") == SWEEP_KIND:
+        return _sweep(args.path)
     with h5py.File(args.path, "r") as f:
         for name, obj in f.items():
             if isinstance(obj, h5py.Dataset):
                 print(f"  {name}: {obj.shape} {obj.dtype}")
+
+
+def _sweep(path):
+    from ..store import sweep_summary
+    summary = sweep_summary(path)
+    run = summary["attrs"]["run_json"]
+    print(f"  points done: {summary['done']} / {summary['total']}"
+          + ("" if summary["done"] == summary["total"] else "  (incomplete: run `meanfield sweep` again to resume)"))
+    for name, (first, last, num) in summary["axes"].items():
+        print(f"  axis {name}: {num} values from {first:g} to {last:g}")
+    exponents = f", {run['lyapunov']} Lyapunov exponents" if run["lyapunov"] else ""
+    print(f"  steps: {run['steps']}, transient: {run['transient']}{exponents}")
+    red = run["reductions"]
+    print(f"  reductions of {red['observable']}: {red['bins']} y-bins on {red['y_range']}, band pairs "
+          f"{red['band_pairs']} (|filter| <= {red['band_tol']}, cap {red['band_cap']}), {red['levels']} levels")
+    if run["continuation"]:
+        print(f"  continuation: {run['continuation']}")
+    for name, (shape, dtype) in summary["datasets"].items():
+        print(f"  {name}: {shape} {dtype}")
+
+
+def _devices():
+    """Print the CPU and the CUDA devices backend = "cuda" would use (issue 7), or why there are none."""
+    import os
+    from ..errors import BackendError
+    from ..kernels.cuda import list_devices, simulator_enabled
+    print(f"cpu: {os.cpu_count()} cores (backend 'cpu')")
+    try:
+        devices = list_devices()
+    except BackendError as exc:
+        print(f"cuda: none ({exc})")
+        return
+    suffix = " [NUMBA_ENABLE_CUDASIM=1: the CUDA simulator]" if simulator_enabled() else ""
+    for d in devices:
+        memory = f", {d['memory_gib']} GiB" if "memory_gib" in d else ""
+        cc = ".".join(str(c) for c in d["compute_capability"])
+        print(f"cuda:{d['id']}: {d['name']} (compute capability {cc or '?'}{memory}){suffix}")

@@ -10,7 +10,18 @@ key rows never change once computed (spec §1.3: its PE code travels with it), s
 fields of one new token, D scores, one softmax and one weighted sum.
 
 Per-point parameters ``params`` follow :data:`meanfield.model.PARAMETER_LAYOUT`: β = β_o·scaling_o, γ,
-w = 1 - ε, ε_PE = 1 - w. Coefficient tables ``coef`` are (4, J, M) in feature order o, v, q, k.
+w = 1 - ε, ε_PE = 1 - w, then the PID gains K_P, K_I, K_D, ρ, κ, I_max and the divergence bound (issue 5).
+Coefficient tables ``coef`` are (4, J, M) in feature order o, v, q, k.
+
+PID control (issue 5, the documented definition; after PIDformer, Nguyen et al. 2024): with a_t the
+uncontrolled attention output of spec §1.3 step 5 and ã the controlled one,
+
+    e_t = r - ã_{t-1},   I_t = clamp(ρ I_{t-1} + e_t, ±I_max),   ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}),
+
+ã_t replacing a_t downstream (window, records, next token). ã_{-1} is the newest row of the start window,
+I_0 = 0 and e_{-1} = e_0 for a fresh start; the per-point control state ``ctrl`` (3, M) = [r, I, e_prev]
+comes in resolved (:func:`meanfield.model.control_start`) and holds the final state on return. With all
+gains 0 the control arithmetic is skipped, so the uncontrolled map is reproduced bitwise.
 """
 import math
 
@@ -19,6 +30,13 @@ from numba import prange
 
 OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ, OBS_MK = 0, 1, 2, 3, 4, 5
 F_O, F_V, F_Q, F_K = 0, 1, 2, 3
+#: Columns of the per-point parameter vector (meanfield.model.PARAMETER_LAYOUT).
+P_KP, P_KI, P_KD, P_RHO, P_KAPPA, P_IMAX, P_BOUND = 4, 5, 6, 7, 8, 9, 10
+#: Rows of the per-point control state: reference, integral, previous error (in/out); clamp gate, raw a_t,
+#: old newest tangent row (scratch).
+C_REF, C_INT, C_ERR, C_GATE, C_RAW = 0, 1, 2, 3, 4
+#: Rows of the control state array ``ctrl`` per point.
+CTRL_ROWS = 5
 
 
 def build_steps(jit, parallel_jit=None):
@@ -143,14 +161,25 @@ def build_steps(jit, parallel_jit=None):
                 grad[0, a, b] += gamma * acc
 
     @jit
-    def tangent_push(grad, tangent, head, depth, new_row):
+    def tangent_push(grad, tangent, head, depth, new_row, params, ctrl, controlled):
         """Advance the tangent vectors ``tangent[j]`` (k, L·M; window slot s holds entries s·M..s·M+M-1):
         the newest row becomes grad·δA, the others shift (spec §4.1: J is a shift register except for its
         first block row). The new row goes to slot (head - 1) mod L, the ring's next head; ``new_row`` (M,)
-        is scratch."""
+        is scratch.
+
+        ``controlled``: the extended tangent map of the PID loop (issue 5 item 2). Vectors are then
+        (k, L·M + 2M): the window, then δI, then δe_prev. With δA0 the old newest row and g the clamp gate
+        ``ctrl[C_GATE]``: δe' = -δA0, δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev.
+        With K_I = 0 the integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent
+        -inf) instead of contributing the spurious log ρ. The δe_prev directions always have exponent -inf
+        (e_t = r - ã_{t-1} is a function of the window): the extended spectrum is the controlled window's
+        plus M (or 2M) times -inf.
+        """
         n_feat = grad.shape[1]
-        ring = tangent.shape[1] // n_feat
+        ring = (tangent.shape[1] - (2 * n_feat if controlled else 0)) // n_feat
         new_head = head - 1 if head > 0 else ring - 1
+        base_i = ring * n_feat
+        base_e = base_i + n_feat
         for j in range(tangent.shape[0]):
             for a in range(n_feat):
                 acc = 0.0
@@ -159,8 +188,50 @@ def build_steps(jit, parallel_jit=None):
                     for b in range(n_feat):
                         acc += grad[d, a, b] * tangent[j, base + b]
                 new_row[a] = acc
+            if controlled:
+                for a in range(n_feat):
+                    old = tangent[j, head * n_feat + a]
+                    d_int = 0.0
+                    if params[P_KI] != 0.0:      # I feeds back only through K_I: else not a coordinate (λ = -inf)
+                        d_int = ctrl[C_GATE, a] * (params[P_RHO] * tangent[j, base_i + a] - old)
+                    new_row[a] += (-(params[P_KP] + params[P_KD]) * old + params[P_KI] * d_int
+                                   - params[P_KD] * tangent[j, base_e + a])
+                    tangent[j, base_i + a] = d_int
+                    tangent[j, base_e + a] = -old
             for a in range(n_feat):
                 tangent[j, new_head * n_feat + a] = new_row[a]
+
+    @jit
+    def control_step(params, att_ring, head, att_new, ctrl):
+        """Apply the PID law (issue 5) to the uncontrolled output ``att_new`` (a_t) in place, giving ã_t.
+
+        ã_{t-1} is the newest window row ``att_ring[head]``; ``ctrl`` rows C_REF, C_INT, C_ERR hold r,
+        I_{t-1}, e_{t-1} and receive I_t, e_t; C_GATE receives dI_t/d(ρI + e) (0 where the clamp is active)
+        and C_RAW the uncontrolled a_t (the tangent step needs both). Returns max_a |I_t,a|, or -1 when
+        |ã_t| or |I_t| passes the divergence bound ``params[P_BOUND]`` (or is NaN): the loop has diverged.
+        """
+        kp, ki, kd, rho, i_max, bound = (params[P_KP], params[P_KI], params[P_KD], params[P_RHO],
+                                         params[P_IMAX], params[P_BOUND])
+        largest = 0.0
+        diverged = False
+        for a in range(att_new.shape[0]):
+            err = ctrl[C_REF, a] - att_ring[head, a]
+            integral = rho * ctrl[C_INT, a] + err
+            gate = 1.0
+            if integral > i_max:
+                integral, gate = i_max, 0.0
+            elif integral < -i_max:
+                integral, gate = -i_max, 0.0
+            ctrl[C_RAW, a] = att_new[a]
+            att_new[a] = att_new[a] + kp * err + ki * integral + kd * (err - ctrl[C_ERR, a])
+            ctrl[C_INT, a] = integral
+            ctrl[C_ERR, a] = err
+            ctrl[C_GATE, a] = gate
+            # a P or PD loop never reads I (it may drift without bound harmlessly); only |ã| then counts
+            if not (abs(att_new[a]) <= bound and (ki == 0.0 or abs(integral) <= bound)):
+                diverged = True
+            largest = max(largest, abs(integral))
+        return -1.0 if diverged else largest
 
     @jit
     def orthonormalize(tangent, log_norms):
@@ -195,7 +266,7 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def run_point(coef, signs, w_pe, params, pe0, att_ring, depth, steps, transient, record_every, selection,
                   qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
-                  dv_ring, dk_ring, dq, grad, tangent, new_row, records, block_sums):
+                  dv_ring, dk_ring, dq, grad, tangent, new_row, records, block_sums, ctrl, ctrl_stats):
         """Iterate one parameter point for ``steps`` steps (spec §1.3), recording after ``transient``.
 
         ``att_ring`` holds the start window in logical order (row d = slot d, ``depth`` valid rows) and
@@ -203,8 +274,18 @@ def build_steps(jit, parallel_jit=None):
         n, :]`` for the observables ``selection[n]``. With k = ``tangent.shape[0]`` > 0 the k leading
         Lyapunov exponents (``tangent`` is (k, L·M)) are accumulated from t = transient (Q = I there, spec §4.1): log|R_jj| of a QR
         every ``qr_every`` steps and at block ends go to ``block_sums[block, j]``. Returns the final depth.
+
+        PID control (module docstring, issue 5) runs when a gain is non-zero: ``ctrl`` (CTRL_ROWS, M) holds
+        [r, I, e_prev] in and out, ``tangent`` is then (k, L·M + 2M) (window, δI, δe_prev) and
+        ``ctrl_stats`` receives [max_t |I_t|, the step at which the loop diverged or -1]. A diverged point
+        stops there: the window keeps its last state within the bound, the remaining records and the block
+        sums become NaN (so classification says ``divergent``).
         """
         beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
+        controlled = params[P_KP] != 0.0 or params[P_KI] != 0.0 or params[P_KD] != 0.0
+        raw = ctrl[C_RAW] if controlled else att_new
+        ctrl_stats[0] = 0.0
+        ctrl_stats[1] = -1.0
         ring, n_feat = att_ring.shape
         n_vec = tangent.shape[0]
         n_saved = steps - transient
@@ -228,6 +309,19 @@ def build_steps(jit, parallel_jit=None):
                 k_ring[head, a] = fields[F_K, a]
             attend(gamma, fields, v_ring, k_ring, head, depth, p, att_new)
             saved = t - transient
+            if controlled:
+                largest = control_step(params, att_ring, head, att_new, ctrl)
+                if largest < 0.0:
+                    ctrl_stats[1] = t
+                    for row in range((max(saved, 0) + record_every - 1) // record_every, records.shape[0]):
+                        for n in range(records.shape[1]):
+                            for a in range(n_feat):
+                                records[row, n, a] = math.nan
+                    for block in range(n_blocks):
+                        for j in range(n_vec):
+                            block_sums[block, j] = math.nan
+                    break
+                ctrl_stats[0] = max(ctrl_stats[0], largest)
             if saved >= 0 and saved % record_every == 0:
                 row = saved // record_every
                 for n in range(selection.shape[0]):
@@ -252,12 +346,14 @@ def build_steps(jit, parallel_jit=None):
                         for d in range(ring):
                             for a in range(n_feat):
                                 tangent[j, slot_of(head, d, ring) * n_feat + a] = 1.0 if d * n_feat + a == j else 0.0
+                        for s in range(ring * n_feat, tangent.shape[1]):
+                            tangent[j, s] = 1.0 if s == j else 0.0
                 token_jacobian(coef, F_V, signs, beta, w, h, dv_ring, head)
                 token_jacobian(coef, F_K, signs, beta, w, h, dk_ring, head)
                 token_jacobian(coef, F_Q, signs, beta, w, h, dq, 0)
                 attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p,
-                                   att_new, grad)
-                tangent_push(grad, tangent, head, depth, new_row)
+                                   raw, grad)
+                tangent_push(grad, tangent, head, depth, new_row, params, ctrl, controlled)
                 block = saved * n_blocks // n_saved
                 if (saved + 1) % qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
                     orthonormalize(tangent, block_sums[block])
@@ -281,25 +377,28 @@ def build_steps(jit, parallel_jit=None):
 
     steps = dict(positional_terms=positional_terms, token_fields=token_fields, attend=attend,
                  token_jacobian=token_jacobian, attention_gradient=attention_gradient,
-                 tangent_push=tangent_push, orthonormalize=orthonormalize, run_point=run_point)
+                 tangent_push=tangent_push, control_step=control_step, orthonormalize=orthonormalize,
+                 run_point=run_point)
     if parallel_jit is None:
         return steps
 
     @parallel_jit
-    def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, steps, transient, record_every, selection,
+    def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
                   n_exponents, qr_every, n_blocks):
         """Iterate every point of a batch; see :func:`meanfield.kernels.step.build_steps` ``run_point``.
 
         Parameters
         ----------
         coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.map_tables`)
-        params : (n, 4) per-point parameters; pe0 : (n, L, P) start PE windows; att0 : (n, L, M) start
-            windows (first ``depth0[i]`` rows valid); selection : int64 observable codes to record.
+        params : (n, K) per-point parameters (PARAMETER_LAYOUT); pe0 : (n, L, P) start PE windows; att0 :
+            (n, L, M) start windows (first ``depth0[i]`` rows valid); ctrl0 : (n, 3, M) control start
+            [r, I_0, e_{-1}] (:func:`meanfield.model.control_start`); selection : int64 observable codes.
 
         Returns
         -------
         records (n, n_rec, len(selection), M), final windows (n, L, M), final depths (n,),
-        block sums of log|R_jj| (n, n_blocks, n_exponents).
+        block sums of log|R_jj| (n, n_blocks, n_exponents), final control state (n, 3, M) [r, I, e_prev],
+        control statistics (n, 2) [max |I_t|, divergence step or -1].
         """
         n_points, ring, n_feat = att0.shape
         n_saved = steps - transient
@@ -309,21 +408,26 @@ def build_steps(jit, parallel_jit=None):
         final = att0.copy()
         depth = np.empty(n_points, dtype=np.int64)
         block_sums = np.zeros((n_points, n_blocks, n_exponents))
+        ctrl = np.zeros((n_points, CTRL_ROWS, n_feat))
+        ctrl[:, :3] = ctrl0
+        stats = np.empty((n_points, 2))
         n_patterns = signs.shape[0]
         for i in prange(n_points):
+            controlled = params[i, P_KP] != 0.0 or params[i, P_KI] != 0.0 or params[i, P_KD] != 0.0
+            size = ring * n_feat + (2 * n_feat if controlled else 0)
             depth[i] = run_point(
                 coef, signs, w_pe, params[i], pe0[i], final[i], depth0[i], steps, transient, record_every, selection,
                 qr_every, np.empty((4, ring, n_feat)), np.empty(n_patterns), np.empty((4, n_feat)),
                 np.empty(n_feat), np.empty((ring, n_feat)), np.empty((ring, n_feat)), np.empty(ring),
                 np.empty(n_feat), np.empty((ring, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
                 np.empty((1, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
-                np.empty((n_exponents, ring * n_feat)), np.empty(n_feat), records[i], block_sums[i])
-        return records, final, depth, block_sums
+                np.empty((n_exponents, size)), np.empty(n_feat), records[i], block_sums[i], ctrl[i], stats[i])
+        return records, final, depth, block_sums, ctrl[:, :3].copy(), stats
 
     @jit
-    def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
-        """∂A'/∂A (L·M × L·M, row-major flattening) at a full window ``att0`` (spec §4.1): the first block
-        row is the attention gradient, the rest the shift. The same code as the tangent step of run_point."""
+    def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
+        """grad[d] = ∂a_t/∂A[d] at a full window ``att0`` (spec §4.1), as run_point computes it; with
+        ``controlled`` the PID step runs first on ``ctrl`` (CTRL_ROWS, M), which receives the clamp gate."""
         ring, n_feat = att0.shape
         beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
         pe_terms = np.empty((4, ring, n_feat))
@@ -346,8 +450,19 @@ def build_steps(jit, parallel_jit=None):
         p = np.empty(ring)
         att_new = np.empty(n_feat)
         attend(gamma, fields, v_ring, k_ring, 0, ring, p, att_new)
+        if controlled:
+            control_step(params, att0, 0, att_new, ctrl)
+            att_new[:] = ctrl[C_RAW]
         grad = np.empty((ring, n_feat, n_feat))
         attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, ring, p, att_new, grad)
+        return grad
+
+    @jit
+    def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
+        """∂A'/∂A (L·M × L·M, row-major flattening) at a full window ``att0`` (spec §4.1): the first block
+        row is the attention gradient, the rest the shift. The same code as the tangent step of run_point."""
+        ring, n_feat = att0.shape
+        grad = window_gradient(coef, signs, w_pe, params, pe0, att0, np.zeros((CTRL_ROWS, n_feat)), False)
         jac = np.zeros((ring * n_feat, ring * n_feat))
         for d in range(ring):
             for a in range(n_feat):
@@ -359,4 +474,5 @@ def build_steps(jit, parallel_jit=None):
 
     steps["run_batch"] = run_batch
     steps["attention_jacobian"] = attention_jacobian
+    steps["window_gradient"] = window_gradient
     return steps

@@ -1,0 +1,42 @@
+"""``meanfield sweep RUN.toml``: run a parameter sweep on Dask into a resumable HDF5 file (issue 3)."""
+from __future__ import annotations
+
+import os
+
+
+def register(sub):
+    p = sub.add_parser("sweep", help="run a parameter sweep from a run file (resumable HDF5)",
+                       description="Run the sweep of a TOML run file (runs/*.toml) on Dask: a local cluster of "
+                                   "single-threaded processes by default, an existing scheduler, or SLURM. An "
+                                   "existing output with the same run spec is resumed (only missing points "
+                                   "are computed). External schedulers and workers need meanfield installed.")
+    p.add_argument("run_file", help="TOML run file")
+    p.add_argument("-o", "--output", help="output HDF5 file (default results/<run file name>.h5)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--resume", action="store_true", help="resume an existing output (the default when it exists "
+                                                            "and matches the run spec)")
+    mode.add_argument("--force", action="store_true", help="overwrite an existing output")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler (tcp://host:port)")
+    where.add_argument("--slurm", action="store_true", help="start a dask-jobqueue SLURMCluster from [cluster]")
+    p.add_argument("--workers", type=int, help="local worker processes (default: cores) or SLURM jobs")
+    p.add_argument("--plot", metavar="PNG", help="also write the density bifurcation figure (1-D grids)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    from ..runfile import load_run
+    from ..sweep import sweep
+    spec = load_run(args.run_file)
+    output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
+    for path in (output, args.plot):
+        if path and os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+    path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
+                 resume=True if args.resume else None, overwrite=args.force, progress=not args.no_progress)
+    print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.axes)}")
+    if args.plot:
+        from ..bifurcation_plot import plot_density_bifurcation
+        plot_density_bifurcation(path).savefig(args.plot, dpi=200)
+        print(f"wrote {args.plot}")

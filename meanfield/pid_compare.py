@@ -1,0 +1,188 @@
+"""Side-by-side comparison of sweep files of PID-controlled variants (issue 5 item 3 and 4).
+
+Reads sweep files written by :func:`meanfield.sweep` (``runs/pid_*.toml``): 1-D sweeps over β_o — one per
+variant, on the same grid — and 2-D sweeps over (β_o, a gain). Every point is classified by
+:func:`meanfield.analysis.classify` from its stored ``mo_se`` tail and Lyapunov exponents; per variant the
+comparison table holds the class fractions, the representation-collapse metrics of :mod:`meanfield.pid`
+computed from the stored ``att``/``mo_se`` tails, the robustness to start perturbations and the integral
+wind-up (both re-simulated at a few probe β values from the model stored in the file).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import h5py
+import numpy as np
+
+from .errors import StoreError
+from .pid import effective_rank, nanmean, robustness, token_spread
+
+#: Class columns of the table (hyperchaotic counts as chaotic; points not computed are left out).
+CLASSES = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "unresolved", "divergent")
+
+
+@dataclass
+class Sweep:
+    """A sweep file read back: its name, grid axes and coordinates, model, arrays and point labels."""
+
+    path: str
+    name: str
+    axes: list
+    coords: dict
+    model: object
+    run: dict
+    arrays: dict
+    labels: np.ndarray = field(default=None)
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.arrays["done"].astype(bool)
+
+
+def load_sweep(path) -> Sweep:
+    """Read a sweep file (StoreError when it is not one, or lacks the ``mo_se`` tail needed to classify)."""
+    from .config import ModelSpec
+    path = os.fspath(path)
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise StoreError(f"{path!r} cannot be read as HDF5: {exc}") from None
+    with f:
+        if f.attrs.get("kind") != "sweep":
+            raise StoreError(f"{path!r} is not a sweep file (kind = {f.attrs.get('kind')!r}); write it with "
+                             "`meanfield sweep`")
+        if "tail_mo_se" not in f:
+            raise StoreError(f"{path!r} has no mo_se tail: classification needs [record] observables = "
+                             "[\"mo_se\", ...] and tail > 0 (see runs/pid_*.toml)")
+        axes = json.loads(f.attrs["axes"])
+        coords = {a: f[a][...] for a in axes}
+        names = ("done", "lyapunov", "lyapunov_stderr", "tail_mo_se", "tail_att", "hist")
+        arrays = {n: f[n][...] for n in names if n in f}
+        run = json.loads(f.attrs["run_json"])
+        model = ModelSpec.from_dict(json.loads(f.attrs["model"]))
+    return Sweep(path, run["name"], axes, coords, model, run, arrays)
+
+
+def classify_sweep(sweep: Sweep) -> np.ndarray:
+    """Label of every grid point (grid shape; "missing" where not computed), from the stored tail and
+    exponents (:func:`meanfield.analysis.classify`)."""
+    from .analysis import classify
+    shape = sweep.done.shape
+    tails = sweep.arrays["tail_mo_se"].reshape((-1,) + sweep.arrays["tail_mo_se"].shape[len(shape):])
+    lam = sweep.arrays.get("lyapunov")
+    err = sweep.arrays.get("lyapunov_stderr")
+    lam = None if lam is None else lam.reshape(tails.shape[0], -1)
+    err = None if err is None else err.reshape(tails.shape[0], -1)
+    labels = np.full(tails.shape[0], "missing", dtype=object)
+    for i in np.flatnonzero(sweep.done.reshape(-1)):
+        se = None if err is None or not np.all(err[i] >= 0) else err[i]
+        label = classify(tails[i], None if lam is None else lam[i], se).label
+        labels[i] = "chaotic" if label == "hyperchaotic" else label
+    sweep.labels = labels.reshape(shape)
+    return sweep.labels
+
+
+def class_fractions(labels: np.ndarray) -> dict:
+    """Fraction of the computed points in each class of :data:`CLASSES`."""
+    computed = labels[labels != "missing"]
+    return {c: float(np.mean(computed == c)) if computed.size else float("nan") for c in CLASSES}
+
+
+def _gains(model) -> str:
+    c = model.control
+    parts = [f"{k.upper()}={getattr(c, k):g}" for k in ("kp", "ki", "kd") if getattr(c, k)]
+    if c.ki and c.rho != 1:
+        parts.append(f"ρ={c.rho:g}")
+    if c.ki and np.isfinite(c.i_max):
+        parts.append(f"Imax={c.i_max:g}")
+    return " ".join(parts) or "none"
+
+
+def summarise(sweep: Sweep, probe: int = 12, deltas=(1e-6, 1e-3, 1e-1), directions: int = 4,
+              seed: int = 0) -> dict:
+    """One row of the comparison table for a 1-D β_o sweep (see the module docstring)."""
+    labels = sweep.labels if sweep.labels is not None else classify_sweep(sweep)
+    context = sweep.model.context
+    ok = sweep.done & (labels != "divergent")
+    row = {"variant": sweep.name, "gains": _gains(sweep.model), "points": int(sweep.done.sum()),
+           **class_fractions(labels)}
+    lam = sweep.arrays.get("lyapunov")
+    row["mean_lambda1"] = nanmean(lam[ok, 0]) if lam is not None and ok.any() else float("nan")
+    if "tail_att" in sweep.arrays:
+        row["effective_rank"] = nanmean(effective_rank(sweep.arrays["tail_att"][ok], context))
+    row["token_spread"] = nanmean(token_spread(sweep.arrays["tail_mo_se"][ok], context))
+    grid = sweep.coords["beta_o"]
+    betas = grid[np.unique(np.linspace(0, len(grid) - 1, min(probe, len(grid))).round().astype(int))]
+    steps, transient = sweep.run["steps"], sweep.run["transient"]
+    rob = robustness(sweep.model, betas, steps, transient, deltas=deltas, directions=directions, seed=seed)
+    for k, delta in enumerate(deltas):
+        row[f"traj_dist_{delta:g}"] = nanmean(rob["trajectory_distance"][:, k])
+        row[f"attr_dist_{delta:g}"] = nanmean(rob["attractor_distance"][:, k])
+    row["probe_divergent"] = float(np.mean(rob["divergent"]))
+    row["max_integral"] = float(np.nanmax(rob["max_integral"])) if sweep.model.control.ki else float("nan")
+    row["robustness"] = rob
+    return row
+
+
+def check_same_grid(sweeps) -> None:
+    """1-D sweeps compared side by side must share the β_o grid."""
+    grids = [s.coords.get("beta_o") for s in sweeps]
+    for s, g in zip(sweeps, grids):
+        if s.axes != ["beta_o"]:
+            raise StoreError(f"{s.path!r}: axes {s.axes}; the side-by-side comparison needs 1-D beta_o sweeps")
+        if g.shape != grids[0].shape or not np.allclose(g, grids[0], rtol=0, atol=1e-12):
+            raise StoreError(f"{s.path!r}: its beta_o grid differs from {sweeps[0].path!r}'s; compare runs on "
+                             "the same grid")
+
+
+def _cell(value) -> str:
+    if isinstance(value, str):
+        return value
+    if not np.isfinite(value):
+        return "—"
+    return f"{value:.3g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.1e}"
+
+
+def table_columns(rows) -> list:
+    """Column keys of the table, in display order."""
+    keys = ["variant", "gains", "points", *CLASSES, "mean_lambda1", "effective_rank", "token_spread"]
+    keys += [k for k in rows[0] if k.startswith(("traj_dist", "attr_dist"))]
+    return [k for k in keys + ["probe_divergent", "max_integral"] if k in rows[0]]
+
+
+def table_markdown(rows) -> str:
+    """The comparison table as Markdown (no NaN: missing values print as —)."""
+    keys = table_columns(rows)
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(_cell(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def table_csv(rows, path) -> None:
+    """The comparison table as CSV (empty cells for missing values)."""
+    import csv
+    keys = table_columns(rows)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(keys)
+        for r in rows:
+            writer.writerow([r[k] if isinstance(r[k], str) or np.isfinite(r[k]) else "" for k in keys])
+
+
+def compare(paths, probe: int = 12, seed: int = 0):
+    """Load, classify and summarise sweep files. Returns (1-D sweeps, their table rows, 2-D sweeps)."""
+    sweeps = [load_sweep(p) for p in paths]
+    for s in sweeps:
+        classify_sweep(s)
+    lines = [s for s in sweeps if len(s.axes) == 1]
+    maps = [s for s in sweeps if len(s.axes) == 2]
+    if lines:
+        check_same_grid(lines)
+    rows = [summarise(s, probe=probe, seed=seed) for s in lines]
+    return lines, rows, maps
+
+
+__all__ = ["CLASSES", "Sweep", "load_sweep", "classify_sweep", "class_fractions", "summarise", "check_same_grid",
+           "table_markdown", "table_csv", "compare"]

@@ -1,0 +1,73 @@
+"""The analytic Jacobian of the PID-controlled map on the extended state (issue 5 item 2).
+
+The controlled map (issue 5's control law, :mod:`meanfield.kernels.step`) acts on x = [A row-major (L·M),
+I (M), e_prev (M)]. Its Jacobian is the shift register of spec §4.1 with the newest row
+δã = Σ_d ∂a/∂A[d]·δA[d] - (K_P + K_D) δA[0] + K_I δI' - K_D δe_prev, plus δI' = g (ρ δI - δA[0]) (g = 0 where
+the clamp is active, and δI' = 0 when K_I = 0) and δe' = -δA[0]. :func:`controlled_jacobian` builds it
+column by column with the kernels' own tangent step, so the tests that compare it with finite differences of
+:func:`meanfield.model.controlled_step` check the code the Lyapunov spectra use.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .errors import ConfigError
+from .model import State, batch_parameters, control_start, map_tables
+
+_KERNEL = None
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is None:
+        from .kernels.cpu import STEPS
+        window_gradient, tangent_push = STEPS["window_gradient"], STEPS["tangent_push"]
+        from .kernels.step import CTRL_ROWS
+
+        @njit(error_model="numpy")
+        def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):
+            ring, n_feat = att0.shape
+            ctrl = np.zeros((CTRL_ROWS, n_feat))
+            ctrl[:3] = ctrl0
+            grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
+            size = (ring + 2) * n_feat
+            tangent = np.eye(size)                   # head = 0: logical row d is ring slot d
+            tangent_push(grad, tangent, 0, ring, np.empty(n_feat), params, ctrl, True)
+            jac = np.zeros((size, size))
+            for j in range(size):
+                for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring
+                    slot = d - 1 if d > 0 else ring - 1
+                    for a in range(n_feat):
+                        jac[d * n_feat + a, j] = tangent[j, slot * n_feat + a]
+                for s in range(ring * n_feat, size):
+                    jac[s, j] = tangent[j, s]
+            return jac
+
+        _KERNEL = kernel
+    return _KERNEL
+
+
+def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
+    """∂x'/∂x ((L+2)·M square) of the controlled map at a full-window ``state``.
+
+    ``control`` = [r, I, e_prev] (3×M); default: ``state.control``, else the fresh start of
+    :func:`meanfield.model.control_start` (I = 0, e_prev = e_0).
+    """
+    state.check(model)
+    if state.att.shape[0] != model.context:
+        raise ConfigError(f"state.att: {state.att.shape[0]} rows is not allowed: the Jacobian needs a full "
+                          f"window of L = {model.context} rows")
+    params = batch_parameters(model)
+    if control is None:
+        control = control_start(params, state.att[None], [state])[0]
+    control = np.ascontiguousarray(control, dtype=np.float64)
+    if control.shape != (3, model.n_features):
+        raise ConfigError(f"control: shape {control.shape} is not allowed: must be (3, M) = (3, {model.n_features})")
+    coef, signs, w_pe = map_tables(model)
+    pe = state.pe if model.pe_bits else np.zeros((model.context, 0))
+    return _kernel()(coef, signs, w_pe, params[0], np.ascontiguousarray(pe), np.ascontiguousarray(state.att),
+                     control)
+
+
+__all__ = ["controlled_jacobian"]

@@ -1,0 +1,80 @@
+"""Without a GPU, backend = "cuda" is one clear BackendError and the CPU path still works (issue 7).
+
+Runs in the MAIN test process (no cudasim marker, no simulator): the missing GPU is this machine's real
+state, and is also forced by patching so the test means the same on a machine with a GPU.
+"""
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.errors import BackendError
+from meanfield.simulate import simulate_batch
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    from meanfield.kernels import cuda
+    monkeypatch.setattr(cuda, "simulator_enabled", lambda: False)
+    if cuda.cuda is not None:
+        monkeypatch.setattr(cuda.cuda, "is_available", lambda: False)
+    return cuda
+
+
+def test_backend_cuda_without_gpu_is_a_clear_error(no_gpu):
+    model = mf.presets.paper()
+    with pytest.raises(BackendError, match="no CUDA GPU or driver was found.*backend = 'cpu'"):
+        simulate_batch(model, 10, backend="cuda")
+    with pytest.raises(BackendError):
+        simulate_batch(model, 10, backend="cuda:float32")
+    assert no_gpu.point_kernel.cache_info().currsize == 0     # nothing was compiled
+    result = simulate_batch(model, 10, backend="cpu")      # the CPU path still works
+    assert np.all(np.isfinite(result.records["att"]))
+
+
+def test_missing_numba_cuda_is_a_clear_error(monkeypatch):
+    from meanfield.kernels import cuda
+    monkeypatch.setattr(cuda, "cuda", None)
+    with pytest.raises(BackendError, match="numba-cuda"):
+        simulate_batch(mf.presets.paper(), 10, backend="cuda")
+
+
+def test_this_machine_without_gpu():
+    from meanfield.kernels import cuda
+    if cuda.simulator_enabled() or (cuda.cuda is not None and cuda.cuda.is_available()):
+        pytest.skip("a GPU (or the simulator) is available here")
+    with pytest.raises(BackendError, match="not available"):
+        simulate_batch(mf.presets.paper(), 10, backend="cuda")
+
+
+def test_unknown_backend_is_a_config_error():
+    from meanfield.errors import ConfigError
+    with pytest.raises(ConfigError, match="cuda"):
+        simulate_batch(mf.presets.paper(), 10, backend="tpu")
+
+
+def test_info_devices_without_gpu(no_gpu, capsys):
+    from meanfield.cli import main
+    main(["info", "--devices"])
+    out = capsys.readouterr().out
+    assert "cpu:" in out and "cuda: none" in out
+
+
+def test_gpu_worker_env(monkeypatch):
+    from meanfield.kernels.cuda import gpu_worker_env
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert gpu_worker_env(1) == {"CUDA_VISIBLE_DEVICES": "1"}
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert gpu_worker_env(1) == {"CUDA_VISIBLE_DEVICES": "3"}
+    with pytest.raises(BackendError):
+        gpu_worker_env(2)
+
+
+def test_float32_check_helpers():
+    from meanfield.kernels.cuda_precision import divergence_steps, sample_points
+    assert list(sample_points(3, 16)) == [0, 1, 2]
+    assert list(sample_points(101, 3)) == [0, 50, 100]
+    x = np.zeros((3, 5, 2))
+    y = x.copy()
+    y[0, 3, 1] = 1e-2
+    y[1, 0, 0] = np.nan
+    assert list(divergence_steps(x, y, 1e-3)) == [3, 0, -1]

@@ -1,0 +1,23 @@
+"""Runs the CUDA-simulator tests (marked ``cudasim``) in a child process, so that the README's single test
+command covers them: the simulator must be enabled before numba is imported, which this process has done
+already (design.md, Conventions)."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="already inside the simulator run")
+def test_cuda_simulator_suite():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-m", "pytest", HERE, "-m", "cudasim", "-q", "-p", "no:cacheprovider"],
+                          env=env, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(HERE)))
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    passed = re.search(r"(\d+) passed", summary)
+    assert passed and int(passed.group(1)) >= 10, summary
+    assert "skipped" not in summary and "failed" not in summary, summary

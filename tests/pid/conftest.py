@@ -1,0 +1,10 @@
+"""Models for the PID-control tests (issue 5)."""
+import pytest
+
+import meanfield as mf
+
+
+@pytest.fixture(scope="session")
+def paper():
+    """The paper model in its fixed-point regime (β_o = 1)."""
+    return mf.presets.paper(beta_o=1.0)

@@ -1,0 +1,188 @@
+"""Run files, planning, storage layout and reductions: no Dask, no kernel (fast)."""
+from __future__ import annotations
+
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.errors import ConfigError, StoreError
+from meanfield.reductions import band_points, orbit_histogram, reduce_points
+from meanfield.store import create_sweep, read_points, write_points
+from meanfield.sweep import parents_of, plan, slurm_kwargs
+
+from sweeputil import tiny_text
+
+RUNS = os.path.join(os.path.dirname(__file__), "..", "..", "runs")
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(RUNS)))
+def test_shipped_run_files_load(name):
+    run = mf.load_run(os.path.join(RUNS, name))
+    assert run.n_points >= 1 and run.transient < run.steps
+
+
+def test_paper_runs_have_the_papers_sizes():
+    fig3 = mf.load_run(os.path.join(RUNS, "paper_fig3.toml"))
+    assert (fig3.n_points, fig3.steps, fig3.transient, fig3.lyapunov) == (4001, 175000, 100000, 12)
+    assert fig3.axes[0].values[0] == 0.0 and fig3.axes[0].values[-1] == 3.0
+    zoom = mf.load_run(os.path.join(RUNS, "paper_fig3_zoom.toml"))
+    assert (zoom.n_points, zoom.steps, zoom.transient) == (4001, 110000, 100000)
+    assert zoom.axes[0].values[0] == 1.24 and zoom.axes[0].values[-1] == 1.28
+    phase = mf.load_run(os.path.join(RUNS, "phase_diagram.toml"))
+    assert phase.shape == (200, 200) and [a.name for a in phase.axes] == ["beta_att", "beta_o"]
+
+
+@pytest.mark.parametrize("change, words", [
+    ("bogus = 1\n", ["bogus"]),
+    ("[cluster]\nkind = 'local'\nsize = 3\n", ["size", "cluster"]),
+])
+def test_unknown_keys_are_named(change, words):
+    with pytest.raises(ConfigError) as err:
+        mf.load_run(change + tiny_text() if "[" not in change else tiny_text() + change)
+    assert all(w in str(err.value) for w in words)
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("beta_o = { start = 1.0, stop = 2.6, num = 12 }", "beta_o = []", ["grid.beta_o", "empty"]),
+    ("beta_o = { start = 1.0, stop = 2.6, num = 12 }", "beta_o = [1.0, nan]", ["grid.beta_o[1]", "nan"]),
+    ("beta_o = { start = 1.0, stop = 2.6, num = 12 }", "beta_o = { start = 1.0, stop = 2.6, num = 0 }", ["num", "0"]),
+    ("beta_o = { start = 1.0, stop = 2.6, num = 12 }", "beta_q = [1.0]", ["beta_q", "allowed"]),
+    ("beta_o = { start = 1.0, stop = 2.6, num = 12 }", "epsilon = [0.5, 2.0]", ["epsilon", "[0, 1]"]),
+    ("transient = 200", "transient = 400", ["transient", "400", "steps"]),
+    ('observables = ["mo_se", "att"]', 'observables = ["mx"]', ["record.observables", "mx"]),
+    ("band_pairs = [[0, 1], [1, 0]]", "band_pairs = [[0, 3]]", ["band_pairs", "3"]),
+    ('preset = "paper"', 'preset = "nope"', ["model.preset", "nope"]),
+    ("lyapunov = 3", "lyapunov = 13", ["lyapunov", "13"]),
+])
+def test_bad_values_are_named(old, new, words):
+    text = tiny_text()
+    assert old in text
+    with pytest.raises(ConfigError) as err:
+        mf.load_run(text.replace(old, new))
+    assert all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_control_axes_are_passed_to_the_batch_validation():
+    text = tiny_text().replace("beta_o = { start = 1.0, stop = 2.6, num = 12 }", '"control.kp" = [0.0, 0.1]')
+    try:
+        run = mf.load_run(text)           # accepted once simulate_batch supports control gains
+    except ConfigError as err:
+        assert "control.kp" in str(err)
+    else:
+        assert run.axes[0].name == "control.kp"
+
+
+def test_output_with_another_spec_is_refused_and_kept(tmp_path):
+    out = tmp_path / "out.h5"
+    create_sweep(out, mf.load_run(tiny_text())).close()
+    before = out.read_bytes()
+    with pytest.raises(StoreError, match="another run spec.*steps"):
+        mf.sweep(mf.load_run(tiny_text(steps=500)), out)
+    with pytest.raises(StoreError, match="exists"):
+        mf.sweep(mf.load_run(tiny_text()), out, resume=False)
+    assert out.read_bytes() == before
+
+
+def test_unwritable_output_is_refused(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="not writable|does not exist"):
+        mf.sweep(mf.load_run(tiny_text()), blocker / "out.h5")
+    assert blocker.read_text() == "x"
+
+
+def test_non_sweep_file_is_not_resumed(tmp_path):
+    out = tmp_path / "traj.h5"
+    with h5py.File(out, "w") as f:
+        f.attrs["kind"] = "trajectory"
+    with pytest.raises(StoreError, match="not a sweep"):
+        mf.sweep(mf.load_run(tiny_text()), out)
+
+
+def test_result_key_ignores_chunk_and_cluster():
+    a = mf.load_run(tiny_text(chunk=1))
+    b = mf.load_run(tiny_text(chunk=64) + "\n[cluster]\nkind = 'local'\nworkers = 2\n")
+    assert a.result_key() == b.result_key() and a.to_json() != b.to_json()
+
+
+@pytest.mark.parametrize("direction", ["up", "down", "both"])
+def test_continuation_chains_cover_every_point_once(direction):
+    extra = f"\n[continuation]\naxis = 'beta_o'\ndirection = '{direction}'\nchains = 3\n"
+    run = mf.load_run(tiny_text(num=13, extra=extra))
+    parents = parents_of(run)
+    assert (parents < 0).sum() == 3
+    children = parents[parents >= 0]
+    assert np.all(np.abs(np.flatnonzero(parents >= 0) - children) == 1)     # neighbours along the axis
+    tasks = plan(run, np.zeros(13, bool), workers=2)
+    seen = np.concatenate([t.indices for t in tasks])
+    assert sorted(seen) == list(range(13))
+    owner = {int(i): n for n, t in enumerate(tasks) for i in t.indices}
+    for n, t in enumerate(tasks):                                           # parents are in earlier tasks
+        assert all(owner[int(p)] < n and owner[int(p)] in t.deps for p in t.parents if p >= 0)
+
+
+def test_plan_skips_done_points_and_keeps_grid_order():
+    run = mf.load_run(tiny_text(num=10, chunk=3))
+    done = np.zeros(10, bool)
+    done[[0, 1, 5]] = True
+    tasks = plan(run, done)
+    assert [t.indices.tolist() for t in tasks] == [[2, 3, 4], [6, 7, 8], [9]]
+
+
+def test_two_axis_writes_land_on_their_points(tmp_path):
+    text = tiny_text().replace("beta_o = { start = 1.0, stop = 2.6, num = 12 }",
+                               "beta_att = [1.0, 2.0, 3.0]\nbeta_o = [1.0, 1.5, 2.0, 2.5]")
+    run = mf.load_run(text)
+    f = create_sweep(tmp_path / "g.h5", run)
+    indices = np.array([7, 2, 3, 4, 11])
+    arrays = {"final_depth": indices.astype(np.int16), "final_att": np.zeros((5, 4, 3)),
+              "final_pe": np.zeros((5, 4, 2)), "hist": np.zeros((5, 3, 40), np.uint32),
+              "distinct": np.tile(indices[:, None], 3), "lyapunov": np.zeros((5, 3)),
+              "lyapunov_stderr": np.zeros((5, 3)), "band_values": np.zeros((5, 2, 8)),
+              "band_count": np.zeros((5, 2)), "band_distinct": np.zeros((5, 2)),
+              "tail_mo_se": np.zeros((5, 5, 3)), "tail_att": np.zeros((5, 5, 3))}
+    write_points(f, run, indices, arrays)
+    assert read_points(f, ["final_depth"], indices)["final_depth"].tolist() == indices.tolist()
+    done = f["done"][...]
+    f.close()
+    assert done.shape == (3, 4) and np.flatnonzero(done).tolist() == sorted(indices.tolist())
+    params = run.parameters([7])
+    assert params == {"beta_att": np.array([2.0]), "beta_o": np.array([2.5])}
+
+
+def test_reductions_on_a_known_orbit():
+    run = mf.load_run(tiny_text())
+    spec = run.reductions                                   # 40 bins on [-1, 1], pairs (0,1), (1,0), tol 0.01
+    t = np.arange(1000)
+    series = np.column_stack([np.cos(2 * np.pi * t / 8), np.sin(2 * np.pi * t / 8), np.full(1000, 1.0)])
+    hist = orbit_histogram(series, spec)
+    assert hist.sum(axis=1).tolist() == [1000, 1000, 1000] and hist[2, -1] == 1000
+    values, count, distinct = band_points(series, spec)
+    assert count.tolist() == [250, 250]                     # sin = 0 at t = 0, 4 mod 8 (cos = ±1)
+    assert np.sum(np.isfinite(values[0])) == 8 and set(np.round(values[0], 12)) <= {1.0, -1.0}
+    assert distinct.tolist() == [2, 2]
+    out = reduce_points(series[None], spec)
+    assert out["distinct"][0, 2] == 1 and out["distinct"][0, 0] == 5    # cos over 8 phases: 5 values
+    series[5, 0] = np.nan
+    assert reduce_points(series[None], spec)["distinct"][0].tolist() == [-1, -1, -1]
+
+
+def test_slurm_job_script_from_cluster_table():
+    pytest.importorskip("dask_jobqueue")
+    from dask_jobqueue import SLURMCluster
+    table = {"kind": "slurm", "cores": 8, "memory": "16GB", "walltime": "02:00:00", "queue": "compute",
+             "account": "proj42", "lifetime": "110m"}
+    run = mf.load_run(tiny_text() + "\n[cluster]\n" + "\n".join(
+        f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in table.items()).replace("'", '"'))
+    kwargs = slurm_kwargs(run.cluster)
+    with SLURMCluster(**kwargs, scheduler_options={"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}) as c:
+        script = c.job_script()
+    for needle in ("#SBATCH --cpus-per-task=8", "#SBATCH -t 02:00:00", "#SBATCH -p compute", "#SBATCH -A proj42",
+                   "--lifetime 110m", "--nworkers 8", "--nthreads 1", "NUMBA_NUM_THREADS=1"):
+        assert needle in script, needle
+    assert "#SBATCH --mem=15G" in script or "#SBATCH --mem=16G" in script
+    with pytest.raises(ConfigError, match="lifetime"):
+        slurm_kwargs({"walltime": "01:00:00", "lifetime": "2h"})

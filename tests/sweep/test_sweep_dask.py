@@ -1,0 +1,153 @@
+"""Sweeps on Dask end to end: API and CLI, determinism, resume after SIGKILL / Ctrl-C / a killed worker,
+an external scheduler (issue 3, Tests). Worker processes compile the kernel once each, so the external
+cluster is shared by the whole session."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+import meanfield as mf
+from sweeputil import BIN, assert_same, read_all, tiny_text
+
+pytestmark = pytest.mark.dask
+CONT = "\n[continuation]\naxis = 'beta_o'\ndirection = 'both'\nchains = 3\npre_steps = 50\n"
+
+
+@pytest.fixture(scope="module")
+def reference(client, tmp_path_factory):
+    """Uninterrupted sweeps (chunk 4, external two-worker cluster) of the tiny runs used below, by text."""
+    base = tmp_path_factory.mktemp("ref")
+    cache = {}
+
+    def get(text):
+        if text not in cache:
+            path = base / f"ref{len(cache)}.h5"
+            mf.sweep(mf.load_run(text), path, client=client, progress=False)
+            cache[text] = read_all(path)
+        return cache[text]
+    return get
+
+
+def test_api_sweep_reads_with_h5py_and_xarray(client, tmp_path):
+    out = tmp_path / "api.h5"
+    assert mf.sweep(tiny_text(), out, client=client, progress=False) == str(out)
+    with h5py.File(out, "r") as f:
+        assert f["done"][...].all() and f.attrs["kind"] == "sweep"
+        assert f["lyapunov"].shape == (12, 3) and np.all(np.isfinite(f["lyapunov"][...]))
+        assert np.all(np.diff(f["lyapunov"][...], axis=1) <= 0)
+        assert f["tail_att"].shape == (12, 5, 3) and f["hist"][...].sum() == 12 * 200 * 3
+        assert "tiny" in f.attrs["run_toml"] and f.attrs["git_commit"]
+    ds = mf.open_run(out)
+    try:
+        assert ds.lyapunov.dims == ("beta_o", "exponent") and ds.hist.dims == ("beta_o", "feature", "ybin")
+        assert ds.tail_mo_se.dims == ("beta_o", "tail_step", "feature")
+        np.testing.assert_array_equal(ds.beta_o.values, np.linspace(1.0, 2.6, 12))
+        assert ds.tail_step.values.tolist() == [395, 396, 397, 398, 399]
+    finally:
+        ds.close()
+    # a single point of the sweep equals simulate() at that point
+    model = mf.presets.paper(beta_o=float(np.linspace(1.0, 2.6, 12)[5]))
+    traj = mf.simulate(model, 400, 200, lyapunov=3, record=("mo_se", "att"))
+    with h5py.File(out, "r") as f:
+        np.testing.assert_array_equal(f["tail_att"][5], traj.att[-5:])
+        np.testing.assert_array_equal(f["lyapunov"][5], traj.lyapunov)
+
+
+@pytest.mark.parametrize("extra", ["", CONT], ids=["grid", "continuation"])
+def test_chunk_size_does_not_change_results(client, reference, tmp_path, extra):
+    for chunk in (1, 64):
+        mf.sweep(tiny_text(chunk=chunk, extra=extra), tmp_path / f"c{chunk}.h5", client=client, progress=False)
+        assert_same(read_all(tmp_path / f"c{chunk}.h5"), reference(tiny_text(extra=extra)))
+
+
+def test_one_worker_equals_two_workers(reference, tmp_path):
+    from dask.distributed import Client
+
+    from meanfield.sweep import local_cluster
+    with local_cluster(1) as cluster, Client(cluster) as one:
+        mf.sweep(tiny_text(), tmp_path / "one.h5", client=one, progress=False)
+    assert_same(read_all(tmp_path / "one.h5"), reference(tiny_text()))
+
+
+def test_cli_with_external_scheduler(external_cluster, reference, write_run, tmp_path):
+    run_file = write_run(tiny_text())
+    out = tmp_path / "cli.h5"
+    cmd = [f"{BIN}/meanfield", "sweep", run_file, "-o", str(out), "--scheduler", external_cluster, "--no-progress",
+           "--plot", str(tmp_path / "fig.png")]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert_same(read_all(out), reference(tiny_text()))
+    assert (tmp_path / "fig.png").stat().st_size > 1000
+    info = subprocess.run([f"{BIN}/meanfield", "info", str(out)], capture_output=True, text=True, timeout=120)
+    assert "points done: 12 / 12" in info.stdout and "axis beta_o: 12 values" in info.stdout
+    again = subprocess.run(cmd[:-2] + ["--resume"], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and read_all(out)["done"].all()
+    bad = subprocess.run([f"{BIN}/meanfield", "sweep", write_run(tiny_text(steps=500), "other"), "-o", str(out),
+                          "--scheduler", external_cluster], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "another run spec" in bad.stderr
+
+
+def _done_count(path):
+    try:
+        with h5py.File(path, "r", locking=False) as f:
+            return int(f["done"][...].sum())
+    except (OSError, KeyError):
+        return 0
+
+
+def test_resume_after_sigkill_of_the_client(external_cluster, client, reference, write_run, tmp_path):
+    text = tiny_text(num=48, steps=20000, transient=5000, lyapunov=12, chunk=1)
+    out = tmp_path / "killed.h5"
+    proc = subprocess.Popen([f"{BIN}/meanfield", "sweep", write_run(text), "-o", str(out), "--scheduler",
+                             external_cluster, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    end = time.time() + 240
+    while _done_count(out) < 4 and proc.poll() is None and time.time() < end:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = read_all(out)                        # readable after SIGKILL; finished points are complete
+    done = partial["done"].astype(bool)
+    assert 0 < done.sum() < 48, "the kill should land mid-sweep"
+    full = reference(text)
+    for name, values in partial.items():
+        np.testing.assert_array_equal(values[done], full[name][done], err_msg=name)
+    mf.sweep(text, out, client=client, progress=False)
+    assert_same(read_all(out), full)
+
+
+def test_ctrl_c_then_resume_continuation(client, reference, tmp_path):
+    text = tiny_text(num=24, chunk=1, extra=CONT)
+    out = tmp_path / "interrupted.h5"
+
+    def interrupt(done, total):
+        if done >= 7:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        mf.sweep(text, out, client=client, progress=False, callback=interrupt)
+    assert 7 <= read_all(out)["done"].sum() < 24
+    mf.sweep(text, out, client=client, progress=False)
+    assert_same(read_all(out), reference(text))
+
+
+def test_a_killed_worker_is_replaced_and_results_are_unchanged(reference, tmp_path):
+    from dask.distributed import Client
+
+    from meanfield.sweep import local_cluster
+    text = tiny_text(num=32, steps=20000, transient=5000, lyapunov=12, chunk=1)
+    killed = []
+    with local_cluster(2) as cluster, Client(cluster) as c:
+        pids = list(c.run(os.getpid).values())
+
+        def kill_one(done, total):
+            if done >= 2 and not killed:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+        mf.sweep(text, tmp_path / "w.h5", client=c, progress=False, callback=kill_one)
+    assert killed
+    assert_same(read_all(tmp_path / "w.h5"), reference(text))
