@@ -9,6 +9,7 @@ from .runfile import RunSpec, load_run
 from .simulate import BatchResult, Trajectory, simulate, simulate_batch
 from .store import open_run
 from .sweep import sweep
+from . import sweep_analysis
 
 __version__ = "0.1.0"
 

@@ -66,21 +66,13 @@ def load_sweep(path) -> Sweep:
 
 
 def classify_sweep(sweep: Sweep) -> np.ndarray:
-    """Label of every grid point (grid shape; "missing" where not computed), from the stored tail and
-    exponents (:func:`meanfield.analysis.classify`)."""
-    from .analysis import classify
-    shape = sweep.done.shape
-    tails = sweep.arrays["tail_mo_se"].reshape((-1,) + sweep.arrays["tail_mo_se"].shape[len(shape):])
-    lam = sweep.arrays.get("lyapunov")
-    err = sweep.arrays.get("lyapunov_stderr")
-    lam = None if lam is None else lam.reshape(tails.shape[0], -1)
-    err = None if err is None else err.reshape(tails.shape[0], -1)
-    labels = np.full(tails.shape[0], "missing", dtype=object)
-    for i in np.flatnonzero(sweep.done.reshape(-1)):
-        se = None if err is None or not np.all(err[i] >= 0) else err[i]
-        label = classify(tails[i], None if lam is None else lam[i], se).label
-        labels[i] = "chaotic" if label == "hyperchaotic" else label
-    sweep.labels = labels.reshape(shape)
+    """Label of every grid point (grid shape; "missing" where not computed), from the evidence stored by
+    the sweep or its stored tail and exponents (:func:`meanfield.sweep_analysis.point_labels`)."""
+    from .analysis import LABELS
+    from .sweep_analysis import point_labels
+    codes, _ = point_labels(sweep.path)
+    names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"], dtype=object)
+    sweep.labels = names[codes]          # code -1 (not computed) picks "missing"
     return sweep.labels
 
 

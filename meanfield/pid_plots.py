@@ -4,15 +4,10 @@ ticks, red cells) and never as numbers: no NaN or inf reaches a plot."""
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.colors import ListedColormap
-
 from .bifurcation_plot import plot_density_bifurcation
 from .pid_compare import CLASSES
-from .plots import plt
-
-#: Class colours (spec §4.1's palette where it has one; divergent red, not computed white).
-CLASS_COLOURS = {"fixed_point": "0.35", "periodic": "lightgray", "quasi_periodic": "lightblue",
-                 "chaotic": "lightgreen", "unresolved": "khaki", "divergent": "tab:red", "missing": "white"}
+from .plots import class_legend as _legend
+from .plots import CLASS_COLOURS, draw_class_grid, plt
 GAIN_SYMBOLS = {"control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$", "control.rho": r"$\rho$",
                 "control.kappa": r"$\kappa$", "control.i_max": "$I_{max}$"}
 
@@ -53,26 +48,19 @@ def draw_lambda1(ax, lines) -> None:
 
 def draw_class_map(ax, sweep) -> None:
     """Class of every point of a 2-D sweep over (β_o, gain) as coloured cells."""
-    names = list(CLASS_COLOURS)
-    codes = np.vectorize(names.index)(sweep.labels).astype(float)
+    labels = sweep.labels
     x_name, y_name = sweep.axes
     x, y = sweep.coords[x_name], sweep.coords[y_name]
     if x_name != "beta_o":
-        codes, (x, y), (x_name, y_name) = codes.T, (y, x), (y_name, x_name)
-    dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
-    dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
-    cmap = ListedColormap([CLASS_COLOURS[n] for n in names])
-    ax.imshow(codes.T, origin="lower", aspect="auto", cmap=cmap, vmin=-0.5, vmax=len(names) - 0.5,
-              interpolation="nearest", extent=[x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2])
+        labels, (x, y), (x_name, y_name) = labels.T, (y, x), (y_name, x_name)
+    draw_class_grid(ax, labels, x, y)
     ax.set_xlabel(r"$\beta_o$")
     ax.set_ylabel(GAIN_SYMBOLS.get(y_name, y_name))
     ax.set_title(sweep.name, fontsize=8)
 
 
 def class_legend(fig, labels_present) -> None:
-    from matplotlib.patches import Patch
-    handles = [Patch(color=CLASS_COLOURS[c], label=c.replace("_", " ")) for c in CLASSES if c in labels_present]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=7)
+    _legend(fig, labels_present, order=list(CLASSES))
 
 
 def comparison_figure(lines, rows, maps):

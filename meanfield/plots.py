@@ -88,3 +88,30 @@ def lyapunov_spectrum_figure(traj):
     ax.set_xlabel("index $i$")
     ax.set_ylabel(r"$\lambda_i$")
     return fig
+
+
+#: Background colours of attractor classes (the reference's palette of spec §4.1 where it has one).
+CLASS_COLOURS = {"fixed_point": "0.35", "periodic": "lightgray", "quasi_periodic": "lightblue",
+                 "chaotic": "lightgreen", "hyperchaotic": "mistyrose", "unresolved": "khaki",
+                 "divergent": "tab:red", "missing": "white"}
+
+
+def draw_class_grid(ax, labels, x, y):
+    """Class of every point of a 2-D grid (labels[i, j] at x[i], y[j]) as coloured cells."""
+    from matplotlib.colors import ListedColormap
+    names = list(CLASS_COLOURS)
+    codes = np.vectorize(names.index)(labels).astype(float)
+    dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+    dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
+    ax.imshow(codes.T, origin="lower", aspect="auto", cmap=ListedColormap([CLASS_COLOURS[n] for n in names]),
+              vmin=-0.5, vmax=len(names) - 0.5, interpolation="nearest",
+              extent=[x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2])
+
+
+def class_legend(fig, labels_present, order=None) -> None:
+    """A legend of the class colours present, below the axes."""
+    from matplotlib.patches import Patch
+    order = order or list(CLASS_COLOURS)
+    handles = [Patch(color=CLASS_COLOURS[c], label=c.replace("_", " ")) for c in order
+               if c in labels_present and c != "missing"]
+    fig.legend(handles=handles, loc="outside lower center", ncol=max(len(handles), 1), frameon=False, fontsize=7)

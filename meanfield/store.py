@@ -11,6 +11,7 @@ import subprocess
 import h5py
 import numpy as np
 
+from .analysis.classify import EVIDENCE
 from .errors import StoreError
 
 
@@ -122,7 +123,9 @@ def sweep_layout(run) -> dict:
     layout = {"done": ((), np.uint8, 0), "final_depth": ((), np.int16, 0),
               "final_att": (("window", "feature"), np.float64, np.nan),
               "final_pe": (("window", "pe_bit"), np.float64, np.nan),
-              "hist": (("feature", "ybin"), np.uint32, 0), "distinct": (("feature",), np.int32, -1)}
+              "hist": (("feature", "ybin"), np.uint32, 0), "distinct": (("feature",), np.int32, -1),
+              "evidence": (("evidence_key",), np.float64, np.nan),     # meanfield.sweep_analysis
+              "max_integral": ((), np.float64, np.nan), "diverged_at": ((), np.int64, -1)}   # PID (issue 5)
     if run.continuation is not None and run.continuation.pre_steps:
         layout.update({"pre_depth": ((), np.int16, 0), "pre_att": (("window", "feature"), np.float64, np.nan),
                        "pre_pe": (("window", "pe_bit"), np.float64, np.nan)})
@@ -149,7 +152,7 @@ def _coordinates(run) -> dict:
     coords.update(window=np.arange(model.context), feature=np.arange(model.n_features),
                   pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
                   ybin=(edges[:-1] + edges[1:]) / 2, pair=np.arange(len(spec.band_pairs)),
-                  band_point=np.arange(spec.band_cap),
+                  band_point=np.arange(spec.band_cap), evidence_key=np.arange(len(EVIDENCE)),
                   tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
     return coords
 
@@ -178,7 +181,7 @@ def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
             attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
         f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
                         "run_key": run.result_key(), "model": run.model.to_json(), "axes": json.dumps(axes),
-                        "points_total": run.n_points, **provenance()})
+                        "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), **provenance()})
         f.flush()
     except BaseException:
         f.close()

@@ -76,6 +76,7 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     """
     from .reductions import reduce_points
     from .simulate import simulate_batch
+    from .sweep_analysis import point_evidence
     model = run.model
     indices = np.asarray(indices, dtype=np.int64)
     params = run.parameters(indices)
@@ -93,7 +94,11 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     out.update(final_att=result.final_att, final_pe=result.final_pe, final_depth=result.final_depth)
     if run.lyapunov:
         out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
-    out.update(reduce_points(result.records[run.reductions.observable], run.reductions))
+    observed = result.records[run.reductions.observable]
+    out.update(reduce_points(observed, run.reductions))
+    out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr)
+    out["max_integral"] = result.max_integral
+    out["diverged_at"] = result.diverged_at
     if run.record.tail:
         for name in run.record.observables:
             out[f"tail_{name}"] = result.records[name][:, -run.record.tail:]
@@ -207,7 +212,7 @@ def local_cluster(workers: int | None = None):
     from dask.distributed import LocalCluster
     workers = workers or len(os.sched_getaffinity(0))
     return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), silence_logs=logging.ERROR)
+                        dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), silence_logs=logging.CRITICAL)   # task errors reach the client as exceptions; this hides shutdown noise
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import sys
 from ..errors import MeanfieldError
 
 #: Subcommand modules, in the order ``meanfield --help`` lists them.
-COMMANDS = ("simulate", "sweep", "compare", "info")
+COMMANDS = ("simulate", "sweep", "analyze", "plot", "compare", "info")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,12 +5,14 @@ import os
 
 import h5py
 import numpy as np
+
+from meanfield.analysis import EVIDENCE
 import pytest
 
 import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
 from meanfield.reductions import band_points, orbit_histogram, reduce_points
-from meanfield.store import create_sweep, read_points, write_points
+from meanfield.store import create_sweep, read_points, sweep_layout, write_points
 from meanfield.sweep import parents_of, plan, slurm_kwargs
 
 from sweeputil import tiny_text
@@ -138,12 +140,8 @@ def test_two_axis_writes_land_on_their_points(tmp_path):
     run = mf.load_run(text)
     f = create_sweep(tmp_path / "g.h5", run)
     indices = np.array([7, 2, 3, 4, 11])
-    arrays = {"final_depth": indices.astype(np.int16), "final_att": np.zeros((5, 4, 3)),
-              "final_pe": np.zeros((5, 4, 2)), "hist": np.zeros((5, 3, 40), np.uint32),
-              "distinct": np.tile(indices[:, None], 3), "lyapunov": np.zeros((5, 3)),
-              "lyapunov_stderr": np.zeros((5, 3)), "band_values": np.zeros((5, 2, 8)),
-              "band_count": np.zeros((5, 2)), "band_distinct": np.zeros((5, 2)),
-              "tail_mo_se": np.zeros((5, 5, 3)), "tail_att": np.zeros((5, 5, 3))}
+    arrays = {name: np.zeros((5,) + f[name].shape[2:], f[name].dtype) for name in sweep_layout(run) if name != "done"}
+    arrays["final_depth"] = indices.astype(np.int16)
     write_points(f, run, indices, arrays)
     assert read_points(f, ["final_depth"], indices)["final_depth"].tolist() == indices.tolist()
     done = f["done"][...]

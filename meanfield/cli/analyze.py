@@ -1,0 +1,34 @@
+"""``meanfield analyze RUN.h5``: classify every point of a sweep and write its ``analysis`` group (issue 4)."""
+from __future__ import annotations
+
+
+def register(sub):
+    p = sub.add_parser("analyze", help="classify the attractor of every point of a sweep file",
+                       description="Decide the attractor class of every computed point from the evidence the "
+                                   "sweep stored (period, 0-1 test, exponents, ...) and write the 'analysis' "
+                                   "group. Thresholds can be changed without re-running the sweep.")
+    p.add_argument("path", help="sweep file written by `meanfield sweep`")
+    p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
+                   help="decision threshold (fixed_point_amplitude, k_regular, k_chaotic, lyap_zero, z, bound)")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    import dataclasses
+
+    from ..analysis import Thresholds
+    from ..errors import ConfigError
+    from ..sweep_analysis import analyze
+    from . import parse_overrides
+    overrides = parse_overrides(args.overrides)
+    known = {f.name for f in dataclasses.fields(Thresholds)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(known)}")
+    integers = {"min_length", "chaos01_n_c", "chaos01_samples", "seed", "max_period"}
+    thresholds = Thresholds(**{k: int(v) if k in integers else v for k, v in overrides.items()})
+    fractions = analyze(args.path, thresholds)
+    print(f"{args.path}: analysis written")
+    for name, value in fractions.items():
+        if value == value and value > 0:
+            print(f"  {name:15s} {value:6.1%}")

@@ -1,0 +1,41 @@
+"""``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG or PDF by the output's extension)."""
+from __future__ import annotations
+
+KINDS = ("bifurcation", "classes", "lyapunov", "phase")
+
+
+def register(sub):
+    p = sub.add_parser("plot", help="figures of a sweep file",
+                       description="bifurcation: density form (orbit histogram, log colour scale); classes: "
+                                   "class-coloured bifurcation diagram; lyapunov: exponents vs the swept "
+                                   "parameter with class bands; phase: class map of a 2-D sweep.")
+    p.add_argument("kind", choices=KINDS)
+    p.add_argument("path", help="sweep file")
+    p.add_argument("-o", "--output", help="output file (.png or .pdf; default: next to the sweep file)")
+    p.add_argument("--feature", type=int, default=0, help="feature of the observable (0-based, default 0)")
+    p.add_argument("-k", type=int, default=3, help="exponents to draw (lyapunov)")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    import os
+
+    from ..store import read_attrs
+    read_attrs(args.path)                            # StoreError on an unreadable file
+    if args.kind == "bifurcation":
+        from ..bifurcation_plot import plot_density_bifurcation
+        fig = plot_density_bifurcation(args.path, feature=args.feature)
+    elif args.kind == "classes":
+        from ..sweep_plots import class_bifurcation
+        fig = class_bifurcation(args.path, feature=args.feature)
+    elif args.kind == "lyapunov":
+        from ..sweep_plots import lyapunov_vs_parameter
+        fig = lyapunov_vs_parameter(args.path, k=args.k)
+    else:
+        from ..sweep_plots import class_map
+        fig = class_map(args.path)
+    output = args.output or os.path.splitext(args.path)[0] + f"_{args.kind}.png"
+    if os.path.dirname(output):
+        os.makedirs(os.path.dirname(output), exist_ok=True)
+    fig.savefig(output, dpi=200)
+    print(f"wrote {output}")

@@ -1,0 +1,114 @@
+"""Figures of a classified sweep (issue 4, Plots): the class-coloured bifurcation diagram, the Lyapunov
+spectrum against the swept parameter with class bands, and the 2-D class map (phase diagram, spec §4.4).
+The density form of the bifurcation diagram is :func:`meanfield.bifurcation_plot.plot_density_bifurcation`."""
+from __future__ import annotations
+
+import json
+
+import h5py
+import numpy as np
+
+from .analysis import LABELS
+from .errors import ConfigError
+from .plots import CLASS_COLOURS, class_legend, draw_class_grid, label, plt
+from .sweep_analysis import MISSING, point_labels
+
+#: Symbols of sweepable parameters on axes.
+AXIS_SYMBOLS = {"beta_o": r"$\beta_o$", "beta_att": r"$\beta_{att}$", "gamma": r"$\gamma$",
+                "epsilon": r"$\epsilon$", "control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$"}
+#: Marker colours of the class-coloured diagram (saturated versions of CLASS_COLOURS, readable as dots).
+DOT_COLOURS = {"fixed_point": "k", "periodic": "k", "quasi_periodic": "tab:blue", "chaotic": "tab:green",
+               "hyperchaotic": "tab:purple", "unresolved": "goldenrod", "divergent": "tab:red"}
+
+
+def _names(codes):
+    table = np.array(list(LABELS) + ["missing"], dtype=object)
+    return table[codes]                                # code -1 picks "missing"
+
+
+def _one_axis(f):
+    axes = json.loads(f.attrs["axes"])
+    if len(axes) != 1:
+        raise ConfigError(f"this figure needs a 1-D sweep; the file has axes {axes}")
+    return axes[0], f[axes[0]][...]
+
+
+def class_bifurcation(path, feature: int = 0, ax=None):
+    """Bifurcation diagram coloured by the automatic class (the reference's second form, spec §4.2):
+    fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes
+    as their Poincaré band points."""
+    names = _names(point_labels(path)[0])
+    with h5py.File(path, "r") as f:
+        axis, x = _one_axis(f)
+        centres = f["ybin"][...]
+        hist = f["hist"][:, feature, :]
+        pairs = np.flatnonzero(f["pair_plotted"][...] == feature) if "pair_plotted" in f else []
+        band = f["band_values"][:, pairs[0], :] if len(pairs) else None
+        observable = json.loads(f.attrs["run_json"])["reductions"]["observable"]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
+    fig = ax.figure
+    for name, colour in DOT_COLOURS.items():
+        rows = np.flatnonzero(names == name)
+        if not rows.size:
+            continue
+        if name in ("fixed_point", "periodic") or band is None:
+            i, b = np.nonzero(hist[rows] > 0)
+            xs, ys = x[rows][i], centres[b]
+        else:
+            values = band[rows]
+            keep = np.isfinite(values)
+            xs, ys = np.broadcast_to(x[rows][:, None], values.shape)[keep], values[keep]
+        ax.plot(xs, ys, ".", ms=0.8, color=colour, rasterized=True, label=name.replace("_", " "))
+    ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
+    ax.set_ylabel(label(observable, feature))
+    ax.legend(frameon=False, fontsize=7, markerscale=8, ncol=4, loc="upper left")
+    return fig
+
+
+def lyapunov_vs_parameter(path, k: int = 3, ax=None):
+    """λ_1..λ_k against the swept parameter, over background bands coloured by class (spec §4.1)."""
+    names = _names(point_labels(path)[0])
+    with h5py.File(path, "r") as f:
+        axis, x = _one_axis(f)
+        if "lyapunov" not in f:
+            raise ConfigError(f"{path!r} has no Lyapunov exponents (run the sweep with lyapunov = true)")
+        lam = f["lyapunov"][:, :k]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 2.8), constrained_layout=True)
+    fig = ax.figure
+    step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+    for value, name in zip(x, names):
+        ax.axvspan(value - step / 2, value + step / 2, color=CLASS_COLOURS[name], lw=0)
+    finite = np.isfinite(lam)
+    for j in range(lam.shape[1]):
+        ax.plot(x[finite[:, j]], lam[finite[:, j], j], lw=0.8, label=rf"$\lambda_{j + 1}$")
+    ax.axhline(0, color="0.3", lw=0.5)
+    ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
+    ax.set_ylabel(r"$\lambda_i$")
+    ax.set_xlim(x[0] - step / 2, x[-1] + step / 2)
+    ax.legend(frameon=False, fontsize=7, ncol=k, loc="lower left")
+    class_legend(fig, set(names))
+    return fig
+
+
+def class_map(path, ax=None):
+    """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x)."""
+    codes = point_labels(path)[0]
+    with h5py.File(path, "r") as f:
+        axes = json.loads(f.attrs["axes"])
+        if len(axes) != 2:
+            raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
+        x, y = f[axes[0]][...], f[axes[1]][...]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.2, 3.8), constrained_layout=True)
+    fig = ax.figure
+    names = _names(codes)
+    draw_class_grid(ax, names, x, y)
+    ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
+    ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))
+    class_legend(fig, set(names[codes != MISSING]))
+    return fig
+
+
+__all__ = ["class_bifurcation", "lyapunov_vs_parameter", "class_map"]

@@ -1,0 +1,62 @@
+"""Classification over a sweep (issue 4 §5): evidence stored by the workers, `meanfield analyze`, the plots."""
+import json
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+from dask.distributed import Client
+
+import meanfield as mf
+from meanfield.analysis import LABELS, Thresholds, classify
+from sweeputil import tiny_text
+
+RUN = tiny_text(num=6, steps=3200, transient=1600, lyapunov=2, chunk=3).replace(
+    "beta_o = { start = 1.0, stop = 2.6, num = 6 }", "beta_o = [0.5, 1.3, 2.5, 0.6, 1.35, 2.6]").replace(
+    "tail = 5", "tail = 1600")
+
+
+@pytest.fixture(scope="module")
+def classified(tmp_path_factory):
+    path = tmp_path_factory.mktemp("analysis") / "run.h5"
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        mf.sweep(mf.load_run(RUN), path, client=client, progress=False)
+    return path
+
+
+def test_analyze_equals_classify_on_the_recorded_tails(classified):
+    fractions = mf.sweep_analysis.analyze(classified)
+    with h5py.File(classified, "r") as f:
+        codes = f["analysis/label"][...]
+        labels = json.loads(f["analysis"].attrs["labels"])
+        tails, lam, err = f["tail_mo_se"][...], f["lyapunov"][...], f["lyapunov_stderr"][...]
+    assert labels == list(LABELS)
+    # the tail is the whole recorded series here, so classifying it directly must give the same labels
+    for i in range(len(codes)):
+        assert LABELS[codes[i]] == classify(tails[i], lam[i], err[i]).label
+    by_beta = dict(zip([0.5, 1.3, 2.5, 0.6, 1.35, 2.6], (LABELS[c] for c in codes)))
+    assert by_beta[0.5] == "fixed_point"            # spec §8: β = 0.5 decays to a fixed point
+    assert by_beta[1.3] == "chaotic"                # λ1 ≈ 0.14 (tests/core)
+    assert abs(sum(fractions.values()) - 1) < 1e-12
+
+
+def test_thresholds_change_labels_without_rerunning(classified):
+    strict = mf.sweep_analysis.analyze(classified, Thresholds(lyap_zero=0.5))
+    assert strict["chaotic"] == 0                   # no exponent exceeds the margin any more
+
+
+def test_cli_analyze_and_plots(classified, tmp_path):
+    run = [sys.executable, "-m", "meanfield.cli"]
+    done = subprocess.run(run + ["analyze", str(classified)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "analysis written" in done.stdout
+    bad = subprocess.run(run + ["analyze", str(classified), "--set", "nonsense=1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "nonsense" in bad.stderr
+    for kind in ("bifurcation", "classes", "lyapunov"):
+        out = tmp_path / f"{kind}.pdf"
+        done = subprocess.run(run + ["plot", kind, str(classified), "-o", str(out)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert out.stat().st_size > 1000
+    wrong = subprocess.run(run + ["plot", "phase", str(classified)], capture_output=True, text=True)
+    assert wrong.returncode == 2 and "2-D sweep" in wrong.stderr
