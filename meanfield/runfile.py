@@ -64,6 +64,10 @@ TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model
             "reductions", "start", "continuation", "cluster")
 CLUSTER_KEYS = ("kind", "workers", "cores", "processes", "memory", "walltime", "queue", "account",
                 "lifetime", "lifetime_stagger", "job_extra", "interface", "local_directory")
+#: Keys of the [start] table for each kind of start (spec §1.4, §3).
+START_KEYS = {"checkpoint": ("kind",), "token": ("kind", "row", "feature", "reset_pe"), "state": ("kind", "att", "pe")}
+#: Backend names of :func:`meanfield.simulate.simulate_batch`.
+BACKENDS = ("cpu", "cuda", "cuda:float64", "cuda:float32")
 #: Keys that do not change any stored number: a resumed run may differ in these.
 NON_RESULT_KEYS = ("name", "chunk", "cluster")
 
@@ -234,7 +238,8 @@ def _to_file_form(data: dict) -> dict:
     for key in ("record", "reductions", "start", "continuation"):
         value = data[key]
         if value is not None:
-            out[key] = {k: v for k, v in value.items() if v is not None}
+            keep = START_KEYS[value["kind"]] if key == "start" else value
+            out[key] = {k: v for k, v in value.items() if v is not None and k in keep}
     if data["cluster"]:
         out["cluster"] = dict(data["cluster"])
     return out
@@ -321,7 +326,7 @@ def _reductions(table, n_features: int) -> ReductionSpec:
 def _start(table) -> StartSpec:
     _check_keys(table, tuple(StartSpec.__dataclass_fields__), "start")
     kind = table.get("kind", "checkpoint")
-    allowed = {"checkpoint": ("kind",), "token": ("kind", "row", "feature", "reset_pe"), "state": ("kind", "att", "pe")}
+    allowed = START_KEYS
     if kind not in allowed:
         raise ConfigError(f"start.kind = {kind!r} is not allowed: choose from {list(allowed)} (continuation: "
                           "add a [continuation] table)")
@@ -395,8 +400,8 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     model = run.model                                    # preset name and overrides checked here
     object.__setattr__(run, "reductions", _reductions(data.get("reductions", {}), model.n_features))
     object.__setattr__(run, "lyapunov", _lyapunov(data.get("lyapunov", False), model))
-    if run.backend != "cpu":
-        raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are ['cpu']")
+    if run.backend not in BACKENDS:     # a GPU is looked for on the workers, which may differ from the client
+        raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are {list(BACKENDS)}")
     batch_parameters(model, run.parameters(np.arange(run.n_points)))   # axis values valid for the model
     state = run.base_state(model)
     if state is None and model.checkpoint is None:

@@ -67,6 +67,10 @@ def _starts(run: RunSpec, model, parents, sources):
     return starts
 
 
+#: Recorded rows a GPU sweep copies back per point to measure the classification evidence (CPU: all rows).
+GPU_CLASSIFY_ROWS = 10_000
+
+
 def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     """Simulate and reduce the grid points ``indices`` (flat, C order); a Dask task.
 
@@ -88,14 +92,20 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
                              backend=run.backend)
         out.update(pre_att=pre.final_att, pre_pe=pre.final_pe, pre_depth=pre.final_depth)
         start = [pre.final_state(i) for i in range(len(indices))]
+    backend, reducer = run.backend, None
+    if backend.startswith("cuda"):
+        # reductions on the device; only a tail (for the tails stored and the classification) comes back
+        from .kernels.cuda_reductions import ReducingBackend
+        backend = reducer = ReducingBackend(run.reductions, tail=max(run.record.tail, GPU_CLASSIFY_ROWS),
+                                            dtype=run.backend.partition(":")[2] or "float64")
     result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,
                             lyapunov=run.lyapunov or False, record=run.recorded, record_every=run.record.every,
-                            backend=run.backend)
+                            backend=backend)
     out.update(final_att=result.final_att, final_pe=result.final_pe, final_depth=result.final_depth)
     if run.lyapunov:
         out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
     observed = result.records[run.reductions.observable]
-    out.update(reduce_points(observed, run.reductions))
+    out.update(reducer.reduced if reducer is not None else reduce_points(observed, run.reductions))
     out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr)
     out["max_integral"] = result.max_integral
     out["diverged_at"] = result.diverged_at

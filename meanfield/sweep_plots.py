@@ -66,6 +66,17 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     return fig
 
 
+def bifurcation_figure(path, feature: int = 0):
+    """The bifurcation diagram in both forms (issue 4): orbit density (log colour scale) above the
+    class-coloured form, sharing the parameter axis."""
+    from .bifurcation_plot import plot_density_bifurcation
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True)
+    plot_density_bifurcation(path, feature=feature, band=False, ax=top)
+    class_bifurcation(path, feature=feature, ax=bottom)
+    top.set_xlabel("")
+    return fig
+
+
 def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     """λ_1..λ_k against the swept parameter, over background bands coloured by class (spec §4.1)."""
     names = _names(point_labels(path)[0])
@@ -111,4 +122,4 @@ def class_map(path, ax=None):
     return fig
 
 
-__all__ = ["class_bifurcation", "lyapunov_vs_parameter", "class_map"]
+__all__ = ["class_bifurcation", "bifurcation_figure", "lyapunov_vs_parameter", "class_map"]

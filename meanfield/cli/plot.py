@@ -1,13 +1,15 @@
 """``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG or PDF by the output's extension)."""
 from __future__ import annotations
 
-KINDS = ("bifurcation", "classes", "lyapunov", "phase")
+KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase")
 
 
 def register(sub):
     p = sub.add_parser("plot", help="figures of a sweep file",
-                       description="bifurcation: density form (orbit histogram, log colour scale); classes: "
-                                   "class-coloured bifurcation diagram; lyapunov: exponents vs the swept "
+                       description="bifurcation: the diagram in both forms, orbit density over the "
+                                   "class-coloured form; density: orbit histogram only (log colour scale); "
+                                   "classes: class-coloured only (periodic orbits plus Poincaré band points "
+                                   "coloured by the automatic class); lyapunov: exponents vs the swept "
                                    "parameter with class bands; phase: class map of a 2-D sweep.")
     p.add_argument("kind", choices=KINDS)
     p.add_argument("path", help="sweep file")
@@ -23,6 +25,9 @@ def run(args):
     from ..store import read_attrs
     read_attrs(args.path)                            # StoreError on an unreadable file
     if args.kind == "bifurcation":
+        from ..sweep_plots import bifurcation_figure
+        fig = bifurcation_figure(args.path, feature=args.feature)
+    elif args.kind == "density":
         from ..bifurcation_plot import plot_density_bifurcation
         fig = plot_density_bifurcation(args.path, feature=args.feature)
     elif args.kind == "classes":

@@ -20,7 +20,7 @@ def register(sub):
     where.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler (tcp://host:port)")
     where.add_argument("--slurm", action="store_true", help="start a dask-jobqueue SLURMCluster from [cluster]")
     p.add_argument("--workers", type=int, help="local worker processes (default: cores) or SLURM jobs")
-    p.add_argument("--plot", metavar="PNG", help="also write the density bifurcation figure (1-D grids)")
+    p.add_argument("--plot", metavar="PNG", help="also write the bifurcation diagram (1-D grids: density and class-coloured) or the class map (2-D)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -37,6 +37,11 @@ def run(args):
                  resume=True if args.resume else None, overwrite=args.force, progress=not args.no_progress)
     print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.axes)}")
     if args.plot:
-        from ..bifurcation_plot import plot_density_bifurcation
-        plot_density_bifurcation(path).savefig(args.plot, dpi=200)
+        if len(spec.axes) == 1:
+            from ..sweep_plots import bifurcation_figure
+            fig = bifurcation_figure(path)
+        else:
+            from ..sweep_plots import class_map
+            fig = class_map(path)
+        fig.savefig(args.plot, dpi=200)
         print(f"wrote {args.plot}")

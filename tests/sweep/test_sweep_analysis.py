@@ -53,7 +53,7 @@ def test_cli_analyze_and_plots(classified, tmp_path):
     assert "analysis written" in done.stdout
     bad = subprocess.run(run + ["analyze", str(classified), "--set", "nonsense=1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "nonsense" in bad.stderr
-    for kind in ("bifurcation", "classes", "lyapunov"):
+    for kind in ("bifurcation", "density", "classes", "lyapunov"):
         out = tmp_path / f"{kind}.pdf"
         done = subprocess.run(run + ["plot", kind, str(classified), "-o", str(out)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
