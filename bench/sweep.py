@@ -42,13 +42,18 @@ def raw(run) -> float:
     return time.perf_counter() - t
 
 
+def warm(run):
+    """Compile the kernel in this process (run on every worker by ``Client.run``)."""
+    mf.simulate_batch(run.model, 200, 100, parameters=run.parameters([0, 1]), lyapunov=True, record=run.recorded)
+
+
 def main():
     cores = len(os.sched_getaffinity(0))
     quick, full = mf.load_run(QUICK), mf.load_run(FULL)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        mf.simulate_batch(quick.model, 200, 100, parameters=quick.parameters([0, 1]), lyapunov=True)
+        warm(quick)
         rows.append(("kernel compile, one process (s)", time.perf_counter() - t))
         t_raw = raw(quick)
         rows.append((f"raw simulate_batch, {quick.n_points} quick points, {cores} threads (s)", t_raw))
@@ -56,8 +61,7 @@ def main():
         from dask.distributed import Client
         with local_cluster(cores) as cluster, Client(cluster) as client:
             t = time.perf_counter()
-            mf.sweep(quick.replace(grid={"beta_o": [1.0, 1.5]}), os.path.join(tmp, "warm.h5"), client=client,
-                     progress=False)
+            client.run(warm, quick)                      # compile the kernel in every worker
             rows.append(("worker start-up compile, all workers in parallel (s)", time.perf_counter() - t))
             t = time.perf_counter()
             mf.sweep(quick, os.path.join(tmp, "api.h5"), client=client, progress=False)

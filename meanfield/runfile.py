@@ -42,6 +42,13 @@ A run file (see ``runs/*.toml``)::
 
     [cluster]                     # optional: local (default) or slurm (dask-jobqueue)
     kind = "local"
+
+    [finite]                      # optional: the finite-N network instead of the MF (issue 6, spec §5.3)
+    n_bits = [990, 9900, 99000]   # an extra last grid axis n_bits; multiples of the model's N_se
+    replicas = 16
+    seed = 0
+    sampler = "binomial"          # binomial | bits
+    aligned_steps = 20            # rows of the aligned comparison with the mean field
 """
 from __future__ import annotations
 
@@ -61,7 +68,8 @@ from .model import OBSERVABLES
 #: Keys a grid axis may name (design.md: any numeric model parameter, later control gains).
 AXIS_NAMES = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
 TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model", "grid", "record",
-            "reductions", "start", "continuation", "cluster")
+            "reductions", "start", "continuation", "cluster", "finite")
+FINITE_KEYS = ("n_bits", "replicas", "seed", "sampler", "aligned_steps")
 CLUSTER_KEYS = ("kind", "workers", "cores", "processes", "memory", "walltime", "queue", "account",
                 "lifetime", "lifetime_stagger", "job_extra", "interface", "local_directory")
 #: Keys of the [start] table for each kind of start (spec §1.4, §3).
@@ -149,6 +157,20 @@ class ContinuationSpec:
     pre_steps: int = 0
 
 
+@dataclass(frozen=True)
+class FiniteSpec:
+    """The ``[finite]`` table (issue 6, spec §5.1, §5.3): every grid point is also run for each N_se in
+    ``n_bits`` (an extra last grid axis) with :func:`meanfield.finite.simulate_finite_batch` — ``replicas``
+    networks drawing from the streams (``seed``, replica), bits drawn by ``sampler`` — and compared with
+    the aligned mean field over its first ``aligned_steps`` rows."""
+
+    n_bits: tuple
+    replicas: int = 16
+    seed: int = 0
+    sampler: str = "binomial"
+    aligned_steps: int = 20
+
+
 @dataclass(frozen=True, eq=False)
 class RunSpec:
     """A validated sweep: the model, the grid, the iterations and what each point stores (issue 3)."""
@@ -166,6 +188,7 @@ class RunSpec:
     chunk: int = 16
     backend: str = "cpu"
     cluster: dict = field(default_factory=dict)
+    finite: FiniteSpec | None = None
     source: str = ""
 
     @cached_property
@@ -176,8 +199,15 @@ class RunSpec:
         return preset(table.pop("preset", "paper"), **table)
 
     @property
+    def grid_axes(self) -> tuple:
+        """The stored grid axes: :attr:`axes` (model parameters), then ``n_bits`` for a finite run (issue 6)."""
+        if self.finite is None:
+            return self.axes
+        return self.axes + (Axis("n_bits", tuple(float(n) for n in self.finite.n_bits)),)
+
+    @property
     def shape(self) -> tuple:
-        return tuple(len(a.values) for a in self.axes)
+        return tuple(len(a.values) for a in self.grid_axes)
 
     @property
     def n_points(self) -> int:
@@ -193,6 +223,11 @@ class RunSpec:
         """Axis values of flat grid points ``indices`` (C order, first axis slowest), for simulate_batch."""
         coords = np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)
         return {a.name: a.array[c] for a, c in zip(self.axes, coords)}
+
+    def n_bits(self, indices) -> np.ndarray:
+        """N_se of flat grid points ``indices`` of a finite run (the last grid axis; issue 6)."""
+        last = np.asarray(indices, dtype=np.int64) % self.shape[-1]
+        return np.asarray(self.finite.n_bits, dtype=np.int64)[last]
 
     def base_state(self, model=None):
         """The start State of :attr:`start` (spec §1.4); None means the model's checkpoint."""
@@ -212,6 +247,8 @@ class RunSpec:
         for key in ("record", "reductions", "start", "continuation"):
             value = getattr(self, key)
             out[key] = None if value is None else asdict(value)
+        if self.finite is not None:                 # absent otherwise: older files keep their result key
+            out["finite"] = asdict(self.finite)
         return out
 
     def to_json(self) -> str:
@@ -225,9 +262,8 @@ class RunSpec:
         return json.dumps(data, sort_keys=True)
 
     def replace(self, **changes) -> "RunSpec":
-        """A copy with top-level tables replaced, validated again (``source`` becomes the new JSON)."""
-        data = self.to_dict() | changes
-        return from_dict(_to_file_form(data), source="")
+        """A copy with top-level run-file keys replaced (``steps=...``, ``grid={...}``), validated again."""
+        return from_dict(_to_file_form(self.to_dict()) | changes, source="")
 
 
 def _to_file_form(data: dict) -> dict:
@@ -242,6 +278,8 @@ def _to_file_form(data: dict) -> dict:
             out[key] = {k: v for k, v in value.items() if v is not None and k in keep}
     if data["cluster"]:
         out["cluster"] = dict(data["cluster"])
+    if data.get("finite") is not None:
+        out["finite"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in data["finite"].items()}
     return out
 
 
@@ -356,6 +394,37 @@ def _continuation(table, axes) -> ContinuationSpec:
                             require_int("continuation.pre_steps", table.get("pre_steps", 0), 0))
 
 
+def _finite(table, model) -> FiniteSpec:
+    """Validate the ``[finite]`` table (issue 6, spec §5.3)."""
+    _check_keys(table, FINITE_KEYS, "finite")
+    if "n_bits" not in table:
+        raise ConfigError("finite: missing required key 'n_bits' (a list of N_se values, e.g. [990, 9900, 99000])")
+    if model.weights is None:
+        raise ConfigError("finite: this model has no weight matrices (built from coefficient tables); the finite "
+                          "network needs the model's weights")
+    n_src = model.weights["o"].shape[1] - model.pe_bits
+    values = table["n_bits"]
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    if not values:
+        raise ConfigError("finite.n_bits = [] is not allowed: give at least one N_se")
+    n_bits = []
+    for i, v in enumerate(values):
+        n = require_int(f"finite.n_bits[{i}]", v, 1)
+        if n % n_src:
+            raise ConfigError(f"finite.n_bits = {v!r} is not allowed: must be a positive multiple of the model's "
+                              f"semantic size N_se = {n_src} (e.g. {n_src * max(1, round(n / n_src))})")
+        n_bits.append(n)
+    if len(set(n_bits)) != len(n_bits):
+        raise ConfigError(f"finite.n_bits = {values!r} is not allowed: the values must be distinct")
+    sampler = table.get("sampler", "binomial")
+    from .finite import SAMPLERS
+    if sampler not in SAMPLERS:
+        raise ConfigError(f"finite.sampler = {sampler!r} is not allowed: choose one of {list(SAMPLERS)}")
+    return FiniteSpec(n_bits=tuple(n_bits), replicas=require_int("finite.replicas", table.get("replicas", 16), 1),
+                      seed=require_int("finite.seed", table.get("seed", 0), 0, 2 ** 64 - 1), sampler=sampler,
+                      aligned_steps=require_int("finite.aligned_steps", table.get("aligned_steps", 20), 1))
+
+
 def _lyapunov(value, model) -> int:
     full = model.context * model.n_features
     if value is True:
@@ -402,7 +471,11 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     object.__setattr__(run, "lyapunov", _lyapunov(data.get("lyapunov", False), model))
     if run.backend not in BACKENDS:     # a GPU is looked for on the workers, which may differ from the client
         raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are {list(BACKENDS)}")
+    if "finite" in data:
+        _check_finite_run(run, data, model)
     batch_parameters(model, run.parameters(np.arange(run.n_points)))   # axis values valid for the model
+    if run.finite is not None:
+        return run                                       # the finite network starts from x0 = W^o[0]
     state = run.base_state(model)
     if state is None and model.checkpoint is None:
         raise ConfigError("start.kind = 'checkpoint': this model has no checkpoint; use token or state")
@@ -413,6 +486,27 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
                           f"exponents start; a start of depth {depth} needs transient >= {model.context - depth}"
                           " (spec §7.15)")
     return run
+
+
+def _check_finite_run(run: RunSpec, data: dict, model) -> None:
+    """Attach the [finite] table and refuse what does not apply to the finite network (issue 6, spec §5.3)."""
+    finite = _finite(data["finite"], model)
+    object.__setattr__(run, "finite", finite)
+    if run.lyapunov:
+        raise ConfigError(f"lyapunov = {data.get('lyapunov')!r} is not allowed with [finite]: Lyapunov exponents "
+                          "are not defined for the sampled network; set lyapunov = false")
+    if run.continuation is not None:
+        raise ConfigError("continuation is not allowed with [finite]: every finite point starts from x0 = W^o[0]")
+    if run.start.kind != "checkpoint":
+        raise ConfigError(f"start = {data.get('start')!r} is not allowed with [finite]: the finite network "
+                          "starts from x0 = W^o[0] and the mean field from the aligned start (spec §5.3)")
+    if run.backend != "cpu":
+        raise ConfigError(f"backend = {run.backend!r} is not allowed with [finite]: the finite network runs on "
+                          "the CPU; use backend = 'cpu'")
+    need = model.context + 2 + finite.aligned_steps
+    if run.steps < need:
+        raise ConfigError(f"steps = {run.steps} is not allowed with [finite]: need steps >= L + 2 + "
+                          f"finite.aligned_steps = {need}")
 
 
 def load_run(source, **overrides) -> RunSpec:
@@ -442,5 +536,5 @@ def load_run(source, **overrides) -> RunSpec:
     return from_dict(data, source=text)
 
 
-__all__ = ["RunSpec", "Axis", "RecordSpec", "ReductionSpec", "StartSpec", "ContinuationSpec", "load_run",
+__all__ = ["RunSpec", "Axis", "FiniteSpec", "RecordSpec", "ReductionSpec", "StartSpec", "ContinuationSpec", "load_run",
            "from_dict", "AXIS_NAMES"]

@@ -126,6 +126,11 @@ def sweep_layout(run) -> dict:
               "hist": (("feature", "ybin"), np.uint32, 0), "distinct": (("feature",), np.int32, -1),
               "evidence": (("evidence_key",), np.float64, np.nan),     # meanfield.sweep_analysis
               "max_integral": ((), np.float64, np.nan), "diverged_at": ((), np.int64, -1)}   # PID (issue 5)
+    if run.finite is not None:
+        # the finite network (issue 6, spec §5.3): no MF end state to hand off; evidence NaN, PID fields unset
+        for name in ("final_depth", "final_att", "final_pe"):
+            del layout[name]
+        layout.update({"finite_error": ((), np.float64, np.nan), "finite_error_stderr": ((), np.float64, np.nan)})
     if run.continuation is not None and run.continuation.pre_steps:
         layout.update({"pre_depth": ((), np.int16, 0), "pre_att": (("window", "feature"), np.float64, np.nan),
                        "pre_pe": (("window", "pe_bit"), np.float64, np.nan)})
@@ -148,7 +153,7 @@ def _coordinates(run) -> dict:
     edges = bin_edges(spec)
     rows = (run.steps - run.transient + run.record.every - 1) // run.record.every
     tail = min(run.record.tail, rows)
-    coords = {a.name: a.array for a in run.axes}
+    coords = {a.name: a.array for a in run.grid_axes}
     coords.update(window=np.arange(model.context), feature=np.arange(model.n_features),
                   pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
                   ybin=(edges[:-1] + edges[1:]) / 2, pair=np.arange(len(spec.band_pairs)),
@@ -175,7 +180,7 @@ def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
             pairs = np.array(run.reductions.band_pairs)
             attach(f.create_dataset("pair_plotted", data=pairs[:, 0]), scales["pair"])
             attach(f.create_dataset("pair_filter", data=pairs[:, 1]), scales["pair"])
-        axes = [a.name for a in run.axes]
+        axes = [a.name for a in run.grid_axes]
         for name, (dims, dtype, fill) in sweep_layout(run).items():
             shape = run.shape + tuple(len(coords[d]) for d in dims)
             attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))

@@ -71,13 +71,72 @@ def _starts(run: RunSpec, model, parents, sources):
 GPU_CLASSIFY_ROWS = 10_000
 
 
+def finite_chunk(run: RunSpec, indices) -> dict:
+    """The points ``indices`` of a run with a ``[finite]`` table (issue 6, spec §5.1, §5.3).
+
+    Points are grouped by N_se (the last grid axis) and each group is one
+    :func:`~meanfield.finite.simulate_finite_batch` call with the groups' parameter values; replica r draws
+    from the stream (seed, r) at every point, so nothing depends on the chunking. Per point:
+    ``finite_error``, the replica average of the mean |m^{o,se}_N − m^{o,se}_MF| over all features and the
+    first ``aligned_steps`` aligned rows (finite rows L+1 .., as
+    :meth:`~meanfield.finite.FiniteTrajectory.aligned_error`), ``finite_error_stderr`` (sample standard
+    deviation over replicas / √R; NaN for R = 1), the reductions of the replica-mean observable over rows
+    ``transient`` .. ``steps``-1 (every ``record.every``-th; finite convention, no factor w, spec §7.2), tails
+    of the replica means, and evidence NaN / max_integral NaN / diverged_at -1 (no exponents or PID here).
+    """
+    import numba
+
+    from .analysis.classify import EVIDENCE
+    from .finite import simulate_finite_batch
+    # A worker's WORKER_ENV (NUMBA_NUM_THREADS=1) reaches os.environ after numba was imported. The finite kernel
+    # is loaded from numba's cache and starts the thread pool without re-reading the environment; the MF
+    # kernel compiled next would then find the setting changed and fail. Read it now, before any thread starts.
+    numba.config.reload_config()
+    from .reductions import reduce_points
+    model, spec = run.model, run.finite
+    indices = np.asarray(indices, dtype=np.int64)
+    n = len(indices)
+    n_bits = run.n_bits(indices)
+    first, window = model.context + 1, spec.aligned_steps
+    rows = slice(run.transient, run.steps, run.record.every)
+    error = np.full(n, np.nan)
+    stderr = np.full(n, np.nan)
+    names = set(run.record.observables) | {run.reductions.observable}
+    series = {}
+    for value in np.unique(n_bits):
+        group = np.flatnonzero(n_bits == value)
+        batch = simulate_finite_batch(model, int(value), run.steps, spec.replicas,
+                                      parameters=run.parameters(indices[group]), seed=spec.seed, sampler=spec.sampler)
+        diff = (batch.replica["mo_se"][:, :, first:first + window]
+                - batch.mean_field["mo_se"][:, None, first:first + window])
+        per_replica = np.abs(diff).mean(axis=(2, 3))                # (points, R)
+        error[group] = per_replica.mean(axis=1)
+        if spec.replicas > 1:
+            stderr[group] = per_replica.std(axis=1, ddof=1) / np.sqrt(spec.replicas)
+        for name in names:
+            means = batch.replica[name][:, :, rows].mean(axis=1)     # (points, rows, M)
+            series.setdefault(name, np.empty((n,) + means.shape[1:]))[group] = means
+    out = {"index": indices, "finite_error": error, "finite_error_stderr": stderr}
+    out.update(reduce_points(np.ascontiguousarray(series[run.reductions.observable]), run.reductions))
+    out["evidence"] = np.full((n, len(EVIDENCE)), np.nan)
+    out["max_integral"] = np.full(n, np.nan)
+    out["diverged_at"] = np.full(n, -1, dtype=np.int64)
+    if run.record.tail:
+        for name in run.record.observables:
+            out[f"tail_{name}"] = series[name][:, -run.record.tail:]
+    return out
+
+
 def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     """Simulate and reduce the grid points ``indices`` (flat, C order); a Dask task.
 
     ``parents`` holds, per point, the flat index of the point whose hand-off state it starts from (-1: the
     run's base start); ``sources`` are earlier chunk results (or arrays read back from the file) holding
     those hand-off states. Returns the per-point arrays of :func:`meanfield.store.sweep_layout` and ``index``.
+    A run with a ``[finite]`` table runs the finite-N network instead (:func:`finite_chunk`, issue 6).
     """
+    if run.finite is not None:
+        return finite_chunk(run, indices)
     from .reductions import reduce_points
     from .simulate import simulate_batch
     from .sweep_analysis import point_evidence
@@ -335,5 +394,5 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     return os.fspath(out)
 
 
-__all__ = ["sweep", "compute_chunk", "plan", "parents_of", "Task", "slurm_kwargs", "slurm_cluster",
+__all__ = ["sweep", "compute_chunk", "finite_chunk", "plan", "parents_of", "Task", "slurm_kwargs", "slurm_cluster",
            "local_cluster", "RETRIES"]

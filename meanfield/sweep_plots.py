@@ -103,6 +103,32 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     return fig
 
 
+def finite_error_figure(path, ax=None):
+    """Distance of the finite-N network to the aligned mean field against N, one line per value of the
+    other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, issue 6)."""
+    with h5py.File(path, "r") as f:
+        axes = json.loads(f.attrs["axes"])
+        if "finite_error" not in f or axes[-1] != "n_bits" or len(axes) != 2:
+            raise ConfigError(f"{path!r} is not a finite-N sweep over one parameter and n_bits")
+        values, n_bits = f[axes[0]][...], f["n_bits"][...]
+        error, stderr = f["finite_error"][...], f["finite_error_stderr"][...]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.2, 3.4), constrained_layout=True)
+    fig = ax.figure
+    for value, err, se in zip(values, error, stderr):
+        ax.errorbar(n_bits, err, yerr=np.nan_to_num(se), marker="o", ms=3, lw=0.8,
+                    label=f"{AXIS_SYMBOLS.get(axes[0], axes[0])} = {value:g}")
+    guide = error[np.isfinite(error)].max() * np.sqrt(n_bits[0] / n_bits) if np.isfinite(error).any() else None
+    if guide is not None:
+        ax.plot(n_bits, guide, ":", color="k", label=r"$\propto N^{-1/2}$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("semantic bits $N$")
+    ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$")
+    ax.legend(frameon=False, fontsize=7)
+    return fig
+
+
 def class_map(path, ax=None):
     """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x)."""
     codes = point_labels(path)[0]
@@ -122,4 +148,4 @@ def class_map(path, ax=None):
     return fig
 
 
-__all__ = ["class_bifurcation", "bifurcation_figure", "lyapunov_vs_parameter", "class_map"]
+__all__ = ["class_bifurcation", "bifurcation_figure", "lyapunov_vs_parameter", "finite_error_figure", "class_map"]

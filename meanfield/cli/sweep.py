@@ -35,9 +35,12 @@ def run(args):
             os.makedirs(os.path.dirname(path), exist_ok=True)
     path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
                  resume=True if args.resume else None, overwrite=args.force, progress=not args.no_progress)
-    print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.axes)}")
+    print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
-        if len(spec.axes) == 1:
+        if spec.finite is not None:
+            from ..sweep_plots import finite_error_figure
+            fig = finite_error_figure(path)
+        elif len(spec.axes) == 1:
             from ..sweep_plots import bifurcation_figure
             fig = bifurcation_figure(path)
         else:

@@ -184,3 +184,13 @@ def test_slurm_job_script_from_cluster_table():
     assert "#SBATCH --mem=15G" in script or "#SBATCH --mem=16G" in script
     with pytest.raises(ConfigError, match="lifetime"):
         slurm_kwargs({"walltime": "01:00:00", "lifetime": "2h"})
+
+
+def test_replace_and_overrides_revalidate():
+    run = mf.load_run(os.path.join(RUNS, "continuation_demo.toml"))
+    assert run.replace().result_key() == run.result_key()
+    small = run.replace(grid={"beta_o": [1.25, 1.26, 1.27, 1.28]}, steps=300)
+    assert (small.n_points, small.steps, small.start.kind) == (4, 300, "token")
+    with pytest.raises(ConfigError, match="transient"):
+        run.replace(transient=run.steps)
+    assert mf.load_run(os.path.join(RUNS, "paper_fig3_quick.toml"), steps=30000).steps == 30000
