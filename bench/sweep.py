@@ -1,6 +1,6 @@
 """Sweep overhead and the full Figure 3 cost on this machine (issue 3, Benchmark).
 
-1. raw: ``simulate_batch`` + reductions on every point of runs/paper_fig3_quick.toml in this process (numba
+1. raw: ``simulate_batch`` + reductions + classification evidence on every point of runs/paper_fig3_quick.toml in this process (numba
    prange over all cores, kernel compiled beforehand) — the peer, measured in the same run;
 2. sweep, warm: ``meanfield.sweep`` of the same run on a LocalCluster whose workers already compiled the kernel
    (Dask scheduling + transfer + HDF5 writing overhead), with the client's peak RSS (a CLI subprocess);
@@ -23,6 +23,7 @@ import numpy as np
 
 import meanfield as mf
 from meanfield.reductions import reduce_points
+from meanfield.sweep_analysis import point_evidence
 from meanfield.store import create_sweep
 from meanfield.sweep import local_cluster
 
@@ -33,13 +34,27 @@ BIN = os.path.dirname(sys.executable)
 
 
 def raw(run) -> float:
-    """simulate_batch + reductions on all points in this process (what a sweep adds nothing to)."""
+    """simulate_batch + reductions + classification evidence on all points in this process: the same work a
+    sweep's workers do, without Dask or HDF5 (the reductions and evidence run in this one process)."""
     params = run.parameters(np.arange(run.n_points))
     t = time.perf_counter()
     result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=params, lyapunov=run.lyapunov,
                                record=run.recorded)
-    reduce_points(result.records[run.reductions.observable], run.reductions)
+    observed = result.records[run.reductions.observable]
+    reduce_points(observed, run.reductions)
+    point_evidence(observed, result.lyapunov, result.lyapunov_stderr)   # the classification evidence workers store
     return time.perf_counter() - t
+
+
+def evidence(run) -> float:
+    """Serial seconds of the analysis evidence every sweep task also computes (meanfield.sweep_analysis)."""
+    from meanfield.sweep_analysis import point_evidence
+    sample = np.arange(0, run.n_points, 10)
+    result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=run.parameters(sample),
+                               lyapunov=run.lyapunov, record=run.recorded)
+    t = time.perf_counter()
+    point_evidence(result.records[run.reductions.observable], result.lyapunov, result.lyapunov_stderr)
+    return (time.perf_counter() - t) * run.n_points / len(sample)
 
 
 def warm(run):
@@ -56,7 +71,9 @@ def main():
         warm(quick)
         rows.append(("kernel compile, one process (s)", time.perf_counter() - t))
         t_raw = raw(quick)
-        rows.append((f"raw simulate_batch, {quick.n_points} quick points, {cores} threads (s)", t_raw))
+        rows.append((f"raw simulate_batch + reductions, {quick.n_points} quick points, {cores} threads (s)", t_raw))
+        t_evidence = evidence(quick)
+        rows.append(("  + sweep_analysis.point_evidence, all points / cores (s)", t_evidence / cores))
 
         from dask.distributed import Client
         with local_cluster(cores) as cluster, Client(cluster) as client:
@@ -68,6 +85,8 @@ def main():
             t_warm = time.perf_counter() - t
             rows.append(("sweep, warm workers, API (s)", t_warm))
             rows.append(("  overhead ratio sweep/raw - 1 (goal <= 10 %)", f"{100 * (t_warm / t_raw - 1):+.1f} %"))
+            peer = t_raw + t_evidence / cores
+            rows.append(("  same, raw + evidence as the peer", f"{100 * (t_warm / peer - 1):+.1f} %"))
             t = time.perf_counter()
             subprocess.run([f"{BIN}/meanfield", "sweep", QUICK, "-o", os.path.join(tmp, "cli.h5"), "--scheduler",
                             cluster.scheduler_address, "--no-progress"], check=True, capture_output=True)
