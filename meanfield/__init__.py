@@ -16,4 +16,4 @@ __version__ = "0.1.0"
 __all__ = ["presets", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
            "simulate_batch", "Trajectory", "BatchResult", "MeanfieldError", "ConfigError", "StoreError",
            "BackendError", "AnalysisError", "sweep", "load_run", "open_run", "RunSpec", "simulate_finite",
-           "simulate_finite_batch", "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start"]
+           "simulate_finite_batch", "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start", "sweep_analysis"]

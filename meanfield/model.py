@@ -237,7 +237,7 @@ def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray):
     """
     coef, signs, w_pe = map_tables(model)
     beta, gamma, w, eps_pe = point_parameters(model)[:4]
-    n_features, pe_bits = model.n_features, model.pe_bits
+    pe_bits = model.pe_bits
     depth = att.shape[0]
     # 1. tanh of the pattern overlaps of every window row: h[d, j] = tanh(β σ_j·A[d])
     h = np.tanh(beta * (att @ signs.T))

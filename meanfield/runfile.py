@@ -53,7 +53,6 @@ A run file (see ``runs/*.toml``)::
 from __future__ import annotations
 
 import json
-import math
 import os
 import tomllib
 from dataclasses import asdict, dataclass, field

@@ -39,7 +39,20 @@ def paper(beta_o: float | None = None, **overrides) -> ModelSpec:
     return model.replace(**overrides) if overrides else model
 
 
-PRESETS = {"paper": paper}
+def random(seed: int, n_features: int = 3, n_semantic: int = 99, pe_bits: int = 2, context: int = 4,
+           **overrides) -> ModelSpec:
+    """A model built from random ±1 weight matrices (drawn with ``numpy.random.default_rng(seed)``), for any
+    number of features M; its tables come from the sign-class formula of :mod:`meanfield.weights` and it
+    carries the matrices (token starts, finite-N networks). No checkpoint: pass a start state."""
+    from ..weights import FEATURES, coefficients_from_weights
+    rng = np.random.default_rng(seed)
+    weights = {a: rng.choice([-1, 1], size=(n_features, n_semantic + pe_bits)) for a in FEATURES}
+    coefficients, pe = coefficients_from_weights(weights, pe_bits)
+    return ModelSpec(coefficients=coefficients, pe_weights=pe, weights=weights, context=context,
+                     name=f"random-{seed}", **overrides)
+
+
+PRESETS = {"paper": paper, "random": random}
 
 
 def preset(name: str, **overrides) -> ModelSpec:

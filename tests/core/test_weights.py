@@ -4,7 +4,6 @@ import pytest
 
 import meanfield as mf
 from meanfield import weights as W
-from meanfield.config import ModelSpec
 from meanfield.model import mean_field_step
 
 
@@ -44,10 +43,8 @@ def test_sign_patterns_match_reference_matrix(data):
 
 
 def random_model(n_features, n_se, pe_bits, context, seed, beta_o=1.7):
-    rng = np.random.default_rng(seed)
-    weights = {a: rng.choice([-1, 1], size=(n_features, n_se + pe_bits)) for a in W.FEATURES}
-    coef, pe = W.coefficients_from_weights(weights, pe_bits)
-    return ModelSpec(coef, pe, context=context, beta_o=beta_o, weights=weights), weights
+    model = mf.presets.random(seed, n_features, n_se, pe_bits, context, beta_o=beta_o)
+    return model, model.weights
 
 
 @pytest.mark.parametrize("n_features", [4, 5])

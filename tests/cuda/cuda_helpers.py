@@ -4,7 +4,6 @@ import os
 import numpy as np
 
 import meanfield as mf
-from meanfield.weights import FEATURES, coefficients_from_weights
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
@@ -12,11 +11,7 @@ SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 def random_model(seed: int, n_features: int = 4, n_se: int = 40, pe_bits: int = 2, context: int = 5,
                  beta_o: float = 1.4) -> mf.ModelSpec:
     """A model built from random ±1 weight matrices (any M)."""
-    rng = np.random.default_rng(seed)
-    weights = {a: rng.choice([-1, 1], size=(n_features, n_se + pe_bits)) for a in FEATURES}
-    coefficients, pe = coefficients_from_weights(weights, pe_bits)
-    return mf.ModelSpec(coefficients=coefficients, pe_weights=pe, weights=weights, context=context,
-                        beta_o=beta_o)
+    return mf.presets.random(seed, n_features, n_se, pe_bits, context, beta_o=beta_o)
 
 
 def random_start(model: mf.ModelSpec, seed: int, depth: int | None = None) -> mf.State:

@@ -6,11 +6,8 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
-import h5py
-import numpy as np
 import pytest
 
 from sweeputil import BIN

@@ -6,7 +6,6 @@ import os
 import h5py
 import numpy as np
 
-from meanfield.analysis import EVIDENCE
 import pytest
 
 import meanfield as mf
