@@ -1,5 +1,5 @@
 """Figure 3 of Poc-López & Aguilera: the bifurcation diagram of m^{o,se}_1 over β_o, as orbit density and
-coloured by the automatic attractor class, with the Lyapunov spectrum below (spec §4.1, §4.2).
+coloured by the automatic attractor class, with the Lyapunov spectrum below (docs/model.md §4, §7.1).
 
 Usage: python analysis/fig3_bifurcation.py [quick|full|zoom|zoom_quick] [--out figures] [--results results]
 Runs the sweep of runs/paper_fig3[_zoom][_quick].toml if its result file is missing (or resumes it), classifies
@@ -10,10 +10,10 @@ import argparse
 import os
 
 import meanfield as mf
-from meanfield.bifurcation_plot import plot_density_bifurcation
-from meanfield.plots import plt
-from meanfield.sweep_analysis import analyze
-from meanfield.sweep_plots import class_bifurcation, lyapunov_vs_parameter
+from meanfield.plots.bifurcation import plot_density_bifurcation
+from meanfield.plots.style import plt
+from meanfield.sweeps.labels import analyze
+from meanfield.plots.sweep import class_bifurcation, lyapunov_vs_parameter
 
 RUNS = {"quick": "paper_fig3_quick", "full": "paper_fig3", "zoom": "paper_fig3_zoom",
         "zoom_quick": "paper_fig3_zoom_quick"}

@@ -1,5 +1,5 @@
 """Figure 4 of Poc-López & Aguilera: trajectories of m^{o,se}_1 over windows of 250/350/5000 recorded steps
-and the phase planes (m^{o,se}_1, m^{o,se}_2), (a_1, a_3), at chosen β_o (spec §1.5).
+and the phase planes (m^{o,se}_1, m^{o,se}_2), (a_1, a_3), at chosen β_o (docs/model.md §1.3).
 
 Usage: python analysis/fig4_trajectories.py [--betas 1.255 1.26405 1.266 1.28 1.3 1.4] [--out figures]
        [--steps 175000 --transient 100000]   (the paper's lengths; the defaults are shorter)
@@ -8,7 +8,7 @@ import argparse
 import os
 
 import meanfield as mf
-from meanfield.plots import phase_planes, trajectory_panels
+from meanfield.plots.trajectory import phase_planes, trajectory_panels
 
 
 def main():

@@ -1,4 +1,4 @@
-"""Figure 5 of Poc-López & Aguilera: power spectrum (raw as the reference computes it, spec §4.3, and
+"""Figure 5 of Poc-López & Aguilera: power spectrum (raw as the reference computes it, docs/model.md §7.2, and
 Welch), and autocorrelation of m^{o,se}_1 over the recorded steps at chosen β_o, with the automatic class.
 
 Usage: python analysis/fig5_spectra.py [--betas 1.26405 1.3 2.5] [--out figures] [--steps N --transient T]
@@ -8,7 +8,7 @@ import os
 
 import meanfield as mf
 from meanfield.analysis import classify
-from meanfield.plots import spectrum_and_acf
+from meanfield.plots.trajectory import spectrum_and_acf
 
 
 def main():

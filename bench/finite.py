@@ -1,4 +1,4 @@
-"""Throughput of the finite-N network (spec §5.1) against the reference's figures (spec §8).
+"""Throughput of the finite-N network (docs/model.md §6.1) against the reference's figures (docs/model.md §9).
 
 Spin updates = N_se sampled bits per token step per replica, for both samplers (the binomial sampler
 draws one exact Binomial per column class instead of N_se uniform numbers, so its rate is per-class
@@ -13,7 +13,7 @@ import time
 import meanfield as mf
 from meanfield.finite import simulate_finite_batch
 
-#: Reference (authors' code, 2-core VM, one process): ms per token step at N_se (spec §8).
+#: Reference (authors' code, 2-core VM, one process): ms per token step at N_se (docs/model.md §9).
 REFERENCE_MS = {990: 0.25, 99000: 5.6, 990000: 63.0}
 SIZES = (990, 9900, 99000, 990000)
 

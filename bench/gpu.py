@@ -1,4 +1,4 @@
-"""GPU throughput of the CUDA backend (issue 7, Benchmark): steps/s for 10^3 … 10^6 points, float64 and
+"""GPU throughput of the CUDA backend: steps/s for 10^3 … 10^6 points, float64 and
 float32, with and without Lyapunov exponents, and the full Figure 3 sweep (4001 β_o on [0, 3], 175000 steps,
 100000 transient, 12 exponents, on-device reductions of mo_se). The peer is the CPU kernel measured in the
 same run (steps/s on all cores), printed as a ratio.
@@ -20,7 +20,7 @@ import numpy as np
 
 import meanfield as mf
 from meanfield.errors import BackendError
-from meanfield.model import batch_parameters, control_start, map_tables
+from meanfield.model.layout import batch_parameters, control_start, map_tables
 from meanfield.simulate import _start_arrays
 
 FIG3 = dict(points=4001, beta=(0.0, 3.0), steps=175_000, transient=100_000, exponents=12)
@@ -66,9 +66,9 @@ def cpu_rate(model, n_exponents, n_points=64, steps=2000):
 
 def fig3(model, points, steps, transient, exponents):
     """Wall time of the Figure 3 sweep in one launch: simulate_batch-equivalent kernel arguments, device
-    reductions of mo_se (meanfield.reductions defaults) and exponents copied back."""
+    reductions of mo_se (meanfield.kernels.reductions defaults) and exponents copied back."""
     from meanfield.kernels.cuda_reductions import ReducingBackend
-    from meanfield.runfile import ReductionSpec
+    from meanfield.sweeps.tables import ReductionSpec
     from meanfield.simulate import exponents_from_blocks
     args = batch_args(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
                       record_every=1)

@@ -1,12 +1,12 @@
-"""Peers for bench/throughput.py: plain numpy implementations of the map (spec §1.3), not used by the package.
+"""Peers for bench/throughput.py: plain numpy implementations of the map (docs/model.md §3), not used by the package.
 
 ``VectorisedPeer`` iterates a whole batch of β values at once (arrays (n, L, M)), recomputing every window
 row each step like the reference does; with exponents it forms the attention Jacobian's first block row
-with the spec §4.1 formulas and re-orthonormalises with numpy's batched QR every step.
+with the formulas of docs/model.md §4 and re-orthonormalises with numpy's batched QR every step.
 """
 import numpy as np
 
-from meanfield.model import map_tables, batch_parameters
+from meanfield.model.layout import batch_parameters, map_tables
 
 
 class VectorisedPeer:
@@ -34,7 +34,7 @@ class VectorisedPeer:
         nxt = np.concatenate([att_new[:, None], att[:, :-1]], axis=1)
         if not with_grad:
             return nxt, np.roll(pe, 1, axis=0)
-        # spec §4.1: d m^f[d,a]/d A[d,b] = w Σ_j c^f[j,a] β (1 - h²) σ_j[b]
+        # docs/model.md §4: d m^f[d,a]/d A[d,b] = w Σ_j c^f[j,a] β (1 - h²) σ_j[b]
         dh = self.beta[:, None, None] * (1 - h ** 2)
         dfield = self.w[None, :, None, None, None] * np.einsum("fja,ndj,jb->fndab", self.coef, dh, self.signs)
         dv, dq, dk = dfield[1], dfield[2][:, 0], dfield[3]
@@ -63,7 +63,7 @@ class VectorisedPeer:
 
 def reference_style_loop(model, att, pe, steps):
     """One point at a time, every window row recomputed each step (the reference's structure)."""
-    from meanfield.model import mean_field_step
+    from meanfield.model.equations import mean_field_step
     for _ in range(steps):
         att, pe, _ = mean_field_step(model, att, pe)
     return att

@@ -1,4 +1,4 @@
-"""Sweep overhead and the full Figure 3 cost on this machine (issue 3, Benchmark).
+"""Sweep overhead and the full Figure 3 cost on this machine.
 
 1. raw: ``simulate_batch`` + reductions + classification evidence on every point of runs/paper_fig3_quick.toml in this process (numba
    prange over all cores, kernel compiled beforehand) — the peer, measured in the same run;
@@ -22,10 +22,10 @@ import time
 import numpy as np
 
 import meanfield as mf
-from meanfield.reductions import reduce_points
-from meanfield.sweep_analysis import point_evidence
-from meanfield.store import create_sweep
-from meanfield.sweep import local_cluster
+from meanfield.kernels.reductions import reduce_points
+from meanfield.sweeps.evidence import point_evidence
+from meanfield.sweeps.store import create_sweep
+from meanfield.sweeps.cluster import local_cluster
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUICK = os.path.join(ROOT, "runs", "paper_fig3_quick.toml")
@@ -47,8 +47,7 @@ def raw(run) -> float:
 
 
 def evidence(run) -> float:
-    """Serial seconds of the analysis evidence every sweep task also computes (meanfield.sweep_analysis)."""
-    from meanfield.sweep_analysis import point_evidence
+    """Serial seconds of the analysis evidence every sweep task also computes (meanfield.sweeps.evidence)."""
     sample = np.arange(0, run.n_points, 10)
     result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=run.parameters(sample),
                                lyapunov=run.lyapunov, record=run.recorded)
@@ -73,7 +72,7 @@ def main():
         t_raw = raw(quick)
         rows.append((f"raw simulate_batch + reductions, {quick.n_points} quick points, {cores} threads (s)", t_raw))
         t_evidence = evidence(quick)
-        rows.append(("  + sweep_analysis.point_evidence, all points / cores (s)", t_evidence / cores))
+        rows.append(("  + sweeps.evidence.point_evidence, all points / cores (s)", t_evidence / cores))
 
         from dask.distributed import Client
         with local_cluster(cores) as cluster, Client(cluster) as client:

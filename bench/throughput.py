@@ -71,7 +71,7 @@ def main():
     print(f"kernel / vectorised numpy (no exponents):  {rate['numba kernel, no exponents'] / rate['numpy vectorised peer, no exponents']:8.1f}x")
     print(f"kernel / vectorised numpy (12 exponents):  {rate['numba kernel, 12 exponents'] / rate['numpy vectorised peer, 12 exponents']:8.1f}x")
     print(f"kernel / reference-style loop:             {rate['numba kernel, no exponents'] / rate['reference-style numpy loop, no exponents']:8.1f}x")
-    print("reference (spec §8, 2-core VM): 0.24-0.29 ms/step = 3.5e3-4.2e3 steps/s; 10.5-11.5 ms/step with exponents = 87-95 steps/s")
+    print("reference (docs/model.md §9, 2-core VM): 0.24-0.29 ms/step = 3.5e3-4.2e3 steps/s; 10.5-11.5 ms/step with exponents = 87-95 steps/s")
     print(f"kernel / reference, no exponents: {rate['numba kernel, no exponents'] / 4.2e3:8.0f}x; "
           f"with exponents: {rate['numba kernel, 12 exponents'] / 95:8.0f}x")
 

@@ -1,19 +1,23 @@
 """meanfield: dynamical mean-field theory of self-attention with 1-bit tokens (Poc-López & Aguilera,
-arXiv 2406.07247) — simulation, sweeps, Lyapunov spectra and attractor analysis."""
-from . import presets
-from .config import Control, ModelSpec
+arXiv 2406.07247) — simulation, sweeps, Lyapunov spectra and attractor analysis.
+
+The package's folders are its concerns, each importing only those below it: ``model`` (the system in plain
+numpy), ``presets``, ``kernels`` (compiled code), ``simulate`` and ``finite`` (the two systems' API),
+``analysis`` (generic series -> numbers), ``sweeps`` (run files, Dask, the result files), ``studies``,
+``plots`` and ``cli``. The names below are the public API.
+"""
+from . import analysis, presets
 from .errors import AnalysisError, BackendError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
-from .model import OBSERVABLES, State, pattern_token
-from .runfile import RunSpec, load_run
+from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
 from .simulate import BatchResult, Trajectory, simulate, simulate_batch
-from .store import open_run
-from .sweep import sweep
-from . import sweep_analysis
+from .sweeps.run import sweep
+from .sweeps.runfile import RunSpec, load_run
+from .sweeps.store import open_run
+from .version import __version__
 
-__version__ = "0.1.0"
-
-__all__ = ["presets", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
+__all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
            "simulate_batch", "Trajectory", "BatchResult", "MeanfieldError", "ConfigError", "StoreError",
            "BackendError", "AnalysisError", "sweep", "load_run", "open_run", "RunSpec", "simulate_finite",
-           "simulate_finite_batch", "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start", "sweep_analysis"]
+           "simulate_finite_batch", "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start",
+           "__version__"]

@@ -1,4 +1,4 @@
-"""The one exception family users see (design.md, Conventions).
+"""The one exception family users see.
 
 Every error a user can cause derives from :class:`MeanfieldError`; messages name the offending key, the
 value and what is allowed.

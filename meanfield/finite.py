@@ -1,14 +1,14 @@
-"""The finite-N token network (spec §5.1) next to the mean field it converges to (spec §5.3).
+"""The finite-N token network (docs/model.md §6.1) next to the mean field it converges to (docs/model.md §6.3).
 
 A token is x ∈ {±1}^(N_se+P): N_se sampled semantic bits and P deterministic PE bits pos(t mod L). Its
 features are m^α_a(x) = w (x_se·W^α_se[a])/N_se + ε (x_pe·W^α_PE[a])/P; the attention output over the
 last L tokens is att = Σ_τ p_τ m^v(x_τ) with p_τ ∝ exp(γ m^q(x_t)·m^k(x_τ)); the next token's semantic
 bits are independent with P(x_i = +1) = (1 + tanh(β W^o_i·att))/2. The kernel is in
-:mod:`meanfield.finite_kernel`.
+:mod:`meanfield.kernels.finite`.
 
 Three trajectories come out of :func:`simulate_finite`: the sampled network (several replicas), the
 deterministic "expectation" network (every bit replaced by its mean), and the mean field started so that
-it is aligned with the network (spec §5.3): after L finite steps x0 has left the window, the MF starts from
+it is aligned with the network (docs/model.md §6.3): after L finite steps x0 has left the window, the MF starts from
 A = [att_L, …, att_1], Π[d] = pos((L+1-d) mod L), and MF iteration t is finite row t + L + 1. The
 expectation network equals that MF to rounding.
 """
@@ -18,10 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import ModelSpec, require_int
 from .errors import ConfigError
-from .model import OBSERVABLES, State, batch_parameters, position_code
-from .weights import FEATURES, check_weights, coefficients_from_weights
+from .model.layout import OBSERVABLES, P_W, batch_parameters
+from .model.spec import ModelSpec, require_int
+from .model.state import State, position_code
+from .model.weights import FEATURES, check_weights, coefficients_from_weights
+from .simulate import simulate_batch
 
 SAMPLERS = ("binomial", "bits")
 #: Largest |difference| allowed between the model's coefficient tables and those of the finite weights.
@@ -31,7 +33,7 @@ TABLE_TOLERANCE = 1e-12
 @dataclass(frozen=True, eq=False)
 class FiniteWeights:
     """Weights of a network with ``n_bits`` semantic columns: every column of ``semantic`` repeated
-    ``repeat`` times in place (the reference's ``np.repeat``, spec §5.1), so all column statistics, hence
+    ``repeat`` times in place (the reference's ``np.repeat``, docs/model.md §6.1), so all column statistics, hence
     the coefficient tables, are those of the source.
 
     semantic : (4, M, n_src) int8, the source columns of W^o, W^v, W^q, W^k; pe : (4, M, P) W^α_PE.
@@ -49,7 +51,7 @@ class FiniteWeights:
     def classes(self) -> tuple[np.ndarray, np.ndarray]:
         """Column classes: ``patterns`` (C, 4, M) float64, the distinct (W^o, W^v, W^q, W^k) columns, and
         ``counts`` (C,) int64, how many of the n_bits columns have each (module docstring of
-        :mod:`meanfield.finite_kernel`)."""
+        :mod:`meanfield.kernels.finite`)."""
         n_alpha, n_feat, n_src = self.semantic.shape
         columns = self.semantic.reshape(n_alpha * n_feat, n_src).T
         unique, counts = np.unique(columns, axis=0, return_counts=True)
@@ -62,9 +64,9 @@ class FiniteWeights:
                 for f, alpha in enumerate(FEATURES)}
 
     def token_overlaps(self, x0=None) -> tuple[np.ndarray, np.ndarray]:
-        """(x0_se·W^α_se[a]/N_se, x0_pe·W^α_PE[a]/P) as two (4, M) arrays (spec §1.4 "ponder_pe").
+        """(x0_se·W^α_se[a]/N_se, x0_pe·W^α_PE[a]/P) as two (4, M) arrays (docs/model.md §2.2, "ponder_pe").
 
-        ``x0`` None is W^o[0] (its PE bits included, as the reference's comparison does, spec §5.3),
+        ``x0`` None is W^o[0] (its PE bits included, as the reference's comparison does, docs/model.md §6.3),
         computed from the source columns without building the token; else an (n_bits + P) ±1 vector.
         """
         n_src, pe_bits = self.semantic.shape[2], self.pe.shape[2]
@@ -85,7 +87,7 @@ class FiniteWeights:
 
 
 def finite_weights(model: ModelSpec, n_bits, weights: dict | None = None) -> FiniteWeights:
-    """Weights of an N_se = ``n_bits`` network with exactly the statistics of ``model`` (spec §5.1).
+    """Weights of an N_se = ``n_bits`` network with exactly the statistics of ``model`` (docs/model.md §6.1).
 
     The source columns are ``weights`` ({α: (M, N_src + P) ±1}) when given, else ``model.weights``; n_bits
     must be a positive multiple of N_src (each column is repeated n_bits/N_src times). The source must
@@ -118,7 +120,7 @@ def finite_weights(model: ModelSpec, n_bits, weights: dict | None = None) -> Fin
 
 
 def aligned_start(model: ModelSpec, att) -> State:
-    """The MF state aligned with a finite trajectory (spec §5.3): A = [att_L, …, att_1] from finite rows
+    """The MF state aligned with a finite trajectory (docs/model.md §6.3): A = [att_L, …, att_1] from finite rows
     1..L of ``att`` ((>= L+1, M)) and Π[d] = pos((L+1-d) mod L). MF iteration t then is finite row t+L+1."""
     context, pe_bits = model.context, model.pe_bits
     att = np.asarray(att, dtype=np.float64)
@@ -133,8 +135,8 @@ class FiniteBatch:
     """Results of :func:`simulate_finite_batch` for n parameter points; rows = finite token index t.
 
     ``replica[name]`` (n, R, steps, M): the sampled networks; ``expectation[name]`` (n, steps, M): the
-    expectation network; ``mean_field[name]`` (n, steps, M): the aligned MF (spec §5.3), NaN in rows
-    0..L, with ``mo_se`` divided by w to the finite convention (no factor w, spec §7.2);
+    expectation network; ``mean_field[name]`` (n, steps, M): the aligned MF (docs/model.md §6.3), NaN in rows
+    0..L, with ``mo_se`` divided by w to the finite convention (no factor w, docs/model.md §8);
     ``mean_field_start``: the aligned MF start State of each point.
     """
 
@@ -153,7 +155,7 @@ class FiniteBatch:
 class FiniteTrajectory:
     """One parameter point of the finite network. ``att``, ``mo``, ``mo_se``, ``mv``, ``mq``, ``mk``: replica
     means (steps, M); ``replica``, ``expectation``, ``mean_field``, ``mean_field_start`` as in
-    :class:`FiniteBatch` without the point axis. Row t = token t (spec §5.1); the MF is defined from row
+    :class:`FiniteBatch` without the point axis. Row t = token t (docs/model.md §6.1); the MF is defined from row
     ``aligned_from`` = L + 1 on."""
 
     model: ModelSpec
@@ -187,7 +189,7 @@ class FiniteTrajectory:
 
 
 def _check_sampler(sampler: str) -> int:
-    from .finite_kernel import SAMPLER_BINOMIAL, SAMPLER_BITS
+    from .kernels.finite import SAMPLER_BINOMIAL, SAMPLER_BITS
     if sampler not in SAMPLERS:
         raise ConfigError(f"sampler = {sampler!r} is not allowed: choose one of {list(SAMPLERS)}")
     return SAMPLER_BINOMIAL if sampler == "binomial" else SAMPLER_BITS
@@ -196,7 +198,7 @@ def _check_sampler(sampler: str) -> int:
 def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, parameters: dict | None = None,
                           seed=0, x0=None, weights: dict | None = None, sampler: str = "binomial") -> FiniteBatch:
     """Simulate the finite network at many parameter points (same weights), with its expectation network
-    and the aligned mean field (spec §5.1, §5.3).
+    and the aligned mean field (docs/model.md §6.1, §6.3).
 
     Parameters
     ----------
@@ -212,7 +214,7 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
         Scalar parameters varied over the points, as in :func:`meanfield.simulate_batch`.
     seed : int in [0, 2^64)
     x0 : None or (n_bits + P) ±1 vector
-        Start token; None is W^o[0] with its own PE bits (spec §5.3).
+        Start token; None is W^o[0] with its own PE bits (docs/model.md §6.3).
     weights : dict, optional
         Explicit source matrices (:func:`finite_weights`); default the model's.
     sampler : "binomial" (exact Binomial draw per column class) or "bits" (every bit drawn; same
@@ -233,8 +235,7 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
     pe_dot = (np.einsum("fai,ni->nfa", network.pe, codes) / pe_bits if pe_bits
               else np.zeros((context, 4, model.n_features)))
 
-    from .finite_kernel import SAMPLER_EXPECTATION, run_network
-    from .simulate import simulate_batch
+    from .kernels.finite import SAMPLER_EXPECTATION, run_network
 
     def run(n_replicas, sampler_code):
         out = np.empty((params.shape[0], n_replicas, steps, len(OBSERVABLES), model.n_features))
@@ -249,7 +250,7 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
     mean_field = {}
     for name in OBSERVABLES:
         series = np.full(expectation[name].shape, np.nan)
-        series[:, context + 1:] = mf[name] / params[:, 2, None, None] if name == "mo_se" else mf[name]
+        series[:, context + 1:] = mf[name] / params[:, P_W, None, None] if name == "mo_se" else mf[name]
         mean_field[name] = series
     return FiniteBatch(n_bits=n_bits, steps=steps, replicas=replicas, seed=seed, sampler=sampler,
                        replica=sampled, expectation=expectation, mean_field=mean_field, mean_field_start=starts)

@@ -1,7 +1,7 @@
 """The public entry points ``simulate`` (one parameter point) and ``simulate_batch`` (many points at once).
 
-Both validate everything before touching a kernel (design.md, Conventions), run the batched kernel of the
-chosen backend, and turn block sums of log|R_jj| into Lyapunov exponents with standard errors (spec §4.1).
+Both validate everything before touching a kernel, run the batched kernel of the chosen backend, and turn
+block sums of log|R_jj| into Lyapunov exponents with standard errors (docs/model.md §4.2).
 """
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import ModelSpec, require_int
 from .errors import ConfigError
-from .model import OBSERVABLES, State, batch_parameters, control_start, controlled, map_tables
+from .model.layout import OBSERVABLES, batch_parameters, control_start, controlled, map_tables
+from .model.spec import ModelSpec, require_int
+from .model.state import State
 
 DEFAULT_BLOCKS = 20
 
@@ -25,9 +26,9 @@ class BatchResult:
     the per-block means in the same order (convergence diagnostics); ``final_att`` (n, L, M) and
     ``final_pe`` (n, L, P) the final states (``final_depth`` valid rows).
 
-    PID control (issue 5): ``control`` (n, 3, M) the final controller state [r, I, e_prev] (None when no
+    PID control (docs/model.md §5): ``control`` (n, 3, M) the final controller state [r, I, e_prev] (None when no
     point is controlled), ``max_integral`` (n,) max_t |I_t| and ``diverged_at`` (n,) the step at which a
-    point's loop passed :data:`meanfield.model.DIVERGENCE_BOUND` (-1: never); a diverged point's remaining
+    point's loop passed :data:`meanfield.model.layout.DIVERGENCE_BOUND` (-1: never); a diverged point's remaining
     records and its exponents are NaN, so :func:`meanfield.analysis.classify` labels it ``divergent``.
     """
 
@@ -44,7 +45,7 @@ class BatchResult:
 
     @property
     def divergent(self) -> np.ndarray:
-        """(n,) bool: the point's control loop grew without bound and was stopped (issue 5 item 5)."""
+        """(n,) bool: the point's control loop grew without bound and was stopped (docs/model.md §5.3)."""
         return np.zeros(len(self.final_depth), bool) if self.diverged_at is None else self.diverged_at >= 0
 
     def final_state(self, i: int) -> State:
@@ -62,9 +63,9 @@ class BatchResult:
 @dataclass(frozen=True, eq=False)
 class Trajectory:
     """One simulated point: observables of shape (rows, M) (None when not recorded), rows = iterations
-    transient, transient + record_every, ... (spec §1.3 step 8: row t = iteration t).
+    transient, transient + record_every, ... (docs/model.md §3.2: row t = iteration t).
 
-    PID control (issue 5): ``max_integral`` = max_t |I_t| (NaN without controller), ``diverged_at`` the step at
+    PID control (docs/model.md §5): ``max_integral`` = max_t |I_t| (NaN without controller), ``diverged_at`` the step at
     which the loop passed the divergence bound (-1: never; records from there on are NaN)."""
 
     model: ModelSpec
@@ -95,7 +96,7 @@ def _check_record(record) -> np.ndarray:
 
 def _check_exponents(lyapunov, model: ModelSpec, params: np.ndarray) -> int:
     """Number of exponents: L·M for the map, L·M + 2M (window, integral, previous error) when a point is
-    PID-controlled (issue 5 item 2)."""
+    PID-controlled (docs/model.md §5.2)."""
     full = model.context * model.n_features + (2 * model.n_features if controlled(params).any() else 0)
     if lyapunov is False or lyapunov is None:
         return 0
@@ -134,7 +135,7 @@ DEFAULT_QR_EVERY = 1
 
 
 def exponents_from_blocks(block_sums: np.ndarray, n_saved: int):
-    """Exponents, standard errors and block means from per-block sums of log|R_jj| (spec §4.1).
+    """Exponents, standard errors and block means from per-block sums of log|R_jj| (docs/model.md §4.2).
 
     Exponent j = (total of block sums) / n_saved, the reference's S / (max_sim_steps - min_saved_step).
     Standard error = std of the block means (ddof 1) / √B. All three are sorted by descending exponent
@@ -161,9 +162,9 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     ----------
     model : ModelSpec
     steps, transient : int
-        Iterations t = 0..steps-1; observables and exponents from t = transient on (spec §1.3, §4.1).
+        Iterations t = 0..steps-1; observables and exponents from t = transient on (docs/model.md §3, §4).
     parameters : dict name -> 1-D array, optional
-        Scalar parameters varied over the points (:data:`meanfield.config.SCALAR_PARAMETERS`).
+        Scalar parameters varied over the points (:data:`meanfield.model.spec.SCALAR_PARAMETERS`).
     start : None, State or list of States
         None = the model's checkpoint; token starts via :meth:`State.from_token`.
     lyapunov : bool or int
@@ -191,7 +192,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     if n_exponents and np.any(depth0 + transient < model.context):
         raise ConfigError(f"lyapunov: the window must be full (D = L = {model.context}) when exponents start at "
                           f"t = transient = {transient}; start depth {int(depth0.min())} needs transient >= "
-                          f"{model.context - int(depth0.min())} (spec §7.15)")
+                          f"{model.context - int(depth0.min())} (docs/model.md §4.2)")
     kernel = _backend(backend)
     coef, signs, w_pe = map_tables(model)
     records, final_att, final_depth, block_sums, control, stats = kernel(
@@ -231,7 +232,7 @@ def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, ly
     """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
-    being iteration transient + t·record_every (spec §1.3 step 8).
+    being iteration transient + t·record_every (docs/model.md §3.2).
     """
     result = simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
                             record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend)
@@ -244,7 +245,7 @@ def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, ly
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:
-    """The analytic Jacobian ∂A'/∂A (L·M × L·M) of the map at a full-window state (spec §4.1)."""
+    """The analytic Jacobian ∂A'/∂A (L·M × L·M) of the map at a full-window state (docs/model.md §4)."""
     state.check(model)
     if state.att.shape[0] != model.context:
         raise ConfigError(f"state.att: {state.att.shape[0]} rows is not allowed: the Jacobian needs a full "

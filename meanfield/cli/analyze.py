@@ -1,4 +1,5 @@
-"""``meanfield analyze RUN.h5``: classify every point of a sweep and write its ``analysis`` group (issue 4)."""
+"""``meanfield analyze RUN.h5``: classify every point of a sweep and write its ``analysis`` group
+(docs/storage.md §4)."""
 from __future__ import annotations
 
 
@@ -18,7 +19,7 @@ def run(args):
 
     from ..analysis import Thresholds
     from ..errors import ConfigError
-    from ..sweep_analysis import analyze
+    from ..sweeps.labels import analyze
     from . import parse_overrides
     overrides = parse_overrides(args.overrides)
     known = {f.name for f in dataclasses.fields(Thresholds)}

@@ -1,4 +1,5 @@
-"""``meanfield compare RUN_A.h5 RUN_B.h5 ...``: compare sweeps of PID-controlled variants side by side (issue 5)."""
+"""``meanfield compare RUN_A.h5 RUN_B.h5 ...``: compare sweeps of PID-controlled variants side by side
+(docs/model.md §5.4)."""
 from __future__ import annotations
 
 import os
@@ -22,9 +23,9 @@ def register(sub):
 
 
 def run(args):
-    from ..config import require_int
-    from ..pid_compare import compare, table_csv, table_markdown
-    from ..pid_plots import comparison_figure, fractions_figure
+    from ..model.spec import require_int
+    from ..plots.pid import comparison_figure, fractions_figure
+    from ..studies.comparison import compare, table_csv, table_markdown
     probe = require_int("--probe", args.probe, 1)
     lines, rows, maps = compare(args.runs, probe=probe, seed=args.seed)
     directory = os.path.dirname(os.path.abspath(args.output))

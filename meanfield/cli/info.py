@@ -16,8 +16,7 @@ def run(args):
             return
     elif args.path is None:
         raise SystemExit("meanfield info: give a result file, or --devices")
-    import h5py
-    from ..store import SWEEP_KIND, read_attrs
+    from ..sweeps.store import SWEEP_KIND, datasets, read_attrs
     attrs = read_attrs(args.path)
     print(f"{args.path}: {attrs.get('kind', 'unknown kind')}")
     for key in ("run_name", "meanfield_version", "git_commit", "host", "created", "finished", "steps", "transient",
@@ -29,14 +28,12 @@ def run(args):
         print("  model: " + ", ".join(f"{k}={model[k]}" for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
     if attrs.get("kind") == SWEEP_KIND:
         return _sweep(args.path)
-    with h5py.File(args.path, "r") as f:
-        for name, obj in f.items():
-            if isinstance(obj, h5py.Dataset):
-                print(f"  {name}: {obj.shape} {obj.dtype}")
+    for name, (shape, dtype) in datasets(args.path).items():
+        print(f"  {name}: {shape} {dtype}")
 
 
 def _sweep(path):
-    from ..store import sweep_summary
+    from ..sweeps.store import sweep_summary
     summary = sweep_summary(path)
     run = summary["attrs"]["run_json"]
     print(f"  points done: {summary['done']} / {summary['total']}"
@@ -55,7 +52,7 @@ def _sweep(path):
 
 
 def _devices():
-    """Print the CPU and the CUDA devices backend = "cuda" would use (issue 7), or why there are none."""
+    """Print the CPU and the CUDA devices backend = "cuda" would use, or why there are none."""
     import os
     from ..errors import BackendError
     from ..kernels.cuda import list_devices, simulator_enabled

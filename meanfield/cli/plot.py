@@ -22,22 +22,22 @@ def register(sub):
 def run(args):
     import os
 
-    from ..store import read_attrs
+    from ..sweeps.store import read_attrs
     read_attrs(args.path)                            # StoreError on an unreadable file
     if args.kind == "bifurcation":
-        from ..sweep_plots import bifurcation_figure
+        from ..plots.sweep import bifurcation_figure
         fig = bifurcation_figure(args.path, feature=args.feature)
     elif args.kind == "density":
-        from ..bifurcation_plot import plot_density_bifurcation
+        from ..plots.bifurcation import plot_density_bifurcation
         fig = plot_density_bifurcation(args.path, feature=args.feature)
     elif args.kind == "classes":
-        from ..sweep_plots import class_bifurcation
+        from ..plots.sweep import class_bifurcation
         fig = class_bifurcation(args.path, feature=args.feature)
     elif args.kind == "lyapunov":
-        from ..sweep_plots import lyapunov_vs_parameter
+        from ..plots.sweep import lyapunov_vs_parameter
         fig = lyapunov_vs_parameter(args.path, k=args.k)
     else:
-        from ..sweep_plots import class_map
+        from ..plots.sweep import class_map
         fig = class_map(args.path)
     output = args.output or os.path.splitext(args.path)[0] + f"_{args.kind}.png"
     if os.path.dirname(output):

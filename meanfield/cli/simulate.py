@@ -4,7 +4,7 @@ from __future__ import annotations
 
 def register(sub):
     p = sub.add_parser("simulate", help="simulate one parameter point and write a trajectory file",
-                       description="Simulate the mean-field map at one parameter point (spec §1.3) and write "
+                       description="Simulate the mean-field map at one parameter point (docs/model.md §3) and write "
                                    "the recorded observables to an HDF5 file.")
     p.add_argument("--preset", default="paper", help="model preset (default: paper)")
     p.add_argument("--beta", "--beta-o", dest="beta_o", type=float, default=None, help="β_o (default: preset's)")
@@ -22,13 +22,14 @@ def register(sub):
 
 
 def run(args):
-    from .. import presets, simulate
-    from ..store import check_output, write_trajectory
+    from ..presets import preset
+    from ..simulate import simulate
+    from ..sweeps.store import check_output, write_trajectory
     from . import parse_overrides
     overrides = parse_overrides(args.overrides)
     if args.beta_o is not None:
         overrides["beta_o"] = args.beta_o
-    model = presets.preset(args.preset, **overrides)
+    model = preset(args.preset, **overrides)
     check_output(args.output, args.force)     # fail before computing; nothing is created yet
     traj = simulate(model, args.steps, args.transient, lyapunov=args.lyapunov, record_every=args.record_every)
     write_trajectory(args.output, traj, overwrite=True)
@@ -36,6 +37,6 @@ def run(args):
     if traj.lyapunov is not None:
         print("lyapunov: " + " ".join(f"{x:.4f}" for x in traj.lyapunov))
     if args.plot:
-        from ..plots import trajectory_figure
+        from ..plots.trajectory import trajectory_figure
         trajectory_figure(traj).savefig(args.plot, dpi=150)
         print(f"wrote {args.plot}")

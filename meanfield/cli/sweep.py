@@ -1,4 +1,4 @@
-"""``meanfield sweep RUN.toml``: run a parameter sweep on Dask into a resumable HDF5 file (issue 3)."""
+"""``meanfield sweep RUN.toml``: run a parameter sweep on Dask into a resumable HDF5 file (docs/storage.md §3)."""
 from __future__ import annotations
 
 import os
@@ -26,8 +26,8 @@ def register(sub):
 
 
 def run(args):
-    from ..runfile import load_run
-    from ..sweep import sweep
+    from ..sweeps.run import sweep
+    from ..sweeps.runfile import load_run
     spec = load_run(args.run_file)
     output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
     for path in (output, args.plot):
@@ -38,13 +38,13 @@ def run(args):
     print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
         if spec.finite is not None:
-            from ..sweep_plots import finite_error_figure
+            from ..plots.sweep import finite_error_figure
             fig = finite_error_figure(path)
         elif len(spec.axes) == 1:
-            from ..sweep_plots import bifurcation_figure
+            from ..plots.sweep import bifurcation_figure
             fig = bifurcation_figure(path)
         else:
-            from ..sweep_plots import class_map
+            from ..plots.sweep import class_map
             fig = class_map(path)
         fig.savefig(args.plot, dpi=200)
         print(f"wrote {args.plot}")

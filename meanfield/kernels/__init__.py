@@ -1,1 +1,4 @@
-"""Compute backends: allocation-free step functions (:mod:`.step`) compiled for the CPU (:mod:`.cpu`) and CUDA."""
+"""All compiled code, importing only :mod:`meanfield.model` (and the generic quantisation of
+:mod:`meanfield.analysis.sections` for the reductions): the step shared by CPU and CUDA (:mod:`.step`), its
+CPU (:mod:`.cpu`) and CUDA (:mod:`.cuda`) builds, the per-point reductions on either side (:mod:`.reductions`,
+:mod:`.cuda_reductions`), the PID tangent map (:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`)."""

@@ -1,7 +1,7 @@
 """CPU backend: the shared step functions compiled with numba, batched over parameter points with ``prange``.
 
 Points are independent and each is iterated by the same sequential code, so results are bitwise identical
-whatever the batch composition, order or numba thread count (design.md, Performance facts).
+whatever the batch composition, order or numba thread count (docs/model.md §3.3).
 
 On-disk caching: the step functions are closures of :func:`~meanfield.kernels.step.build_steps` that call each
 other, and numba keys a closure's cache entry on a pickle of its closure cells — here other dispatchers, which

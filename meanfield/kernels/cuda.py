@@ -1,9 +1,9 @@
 """CUDA backend: the shared step functions of :mod:`.step` compiled as numba.cuda device functions, one
-thread per parameter point (design.md, Performance facts; issue 7).
+thread per parameter point (docs/model.md §3.3).
 
 There is one definition of the model: :func:`meanfield.kernels.step.build_steps` is called with
 ``cuda.jit(device=True)`` and the kernel here only allocates per-thread scratch (``cuda.local.array``, sized
-at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and calls ``run_point`` (spec §1.3, §4.1).
+at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and calls ``run_point`` (docs/model.md §3, §4).
 
 Device layout: arrays a thread writes have the point on the LAST axis (records (rows, n_sel, M, n), block
 sums (B, k, n), windows (L, M, n)) so that neighbouring threads touch neighbouring addresses (coalesced);
@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - the GPU extra is not installed
 
 #: Threads per block; run_point keeps windows and tangent vectors in local memory, so blocks stay small.
 THREADS_PER_BLOCK = 128
-#: Dtypes a batch can run in (design.md: float64 by default, float32 only where asked).
+#: Dtypes a batch can run in (float64 by default, float32 only where asked).
 DTYPES = ("float64", "float32")
 
 
@@ -165,12 +165,12 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     """
     require_cuda()
     import numba
-    from .step import CTRL_ROWS, P_KD, P_KI, P_KP
+    from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, P_KD, P_KI, P_KP
     run_point = _steps()["run_point"]
     dt = getattr(numba, dtype)
     size = ring * n_feat
     size_controlled = size + 2 * n_feat          # closure constants: local array shapes must be literal
-    n_ctrl_in = 3
+    n_ctrl_in = CTRL_STATE_ROWS
 
     @cuda.jit(device=True)
     def one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient, record_every,
@@ -305,7 +305,7 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
     (:func:`meanfield.kernels.step.build_steps`): records (n, rows, n_sel, M), final windows (n, L, M),
     final depths (n,), block sums (n, B, k), final control state (n, 3, M), control statistics (n, 2) — as
     float64 host arrays. ``dtype`` = "float32" computes in single precision (its cost in accuracy:
-    :func:`meanfield.kernels.cuda_precision.precision_check`).
+    :func:`meanfield.studies.precision.precision_check`).
     """
     out = run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
                            selection, n_exponents, qr_every, n_blocks, dtype)
@@ -321,7 +321,7 @@ def host_results(out: dict, records) -> tuple:
 
 
 def backend(dtype="float64"):
-    """The CUDA ``run_batch`` for :func:`meanfield.simulate._backend`, after checking CUDA is usable."""
+    """The CUDA ``run_batch`` for :func:`meanfield.simulate.simulate_batch`, after checking CUDA is usable."""
     require_cuda()
     dtype = check_dtype(dtype)
     return run_batch if dtype == "float64" else functools.partial(run_batch, dtype=dtype)

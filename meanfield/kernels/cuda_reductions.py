@@ -1,13 +1,13 @@
-"""On-device reductions of recorded trajectories, so a big GPU sweep never copies raw trajectories back
-(issue 7 item 2): the orbit histogram over fixed y-bins, the Poincaré band points (capped, with counts) and
-the distinct-value counts at 5001 levels (spec §4.2, §4.4), plus batched spectra and autocorrelations of
-recorded tails (spec §4.3) with ``cupy.fft`` when the data is on the device.
+"""On-device reductions of recorded trajectories, so a big GPU sweep never copies raw trajectories back: the
+orbit histogram over fixed y-bins, the Poincaré band points (capped, with counts) and the distinct-value counts
+at 5001 levels (docs/model.md §7.1), plus batched spectra and autocorrelations of recorded tails
+(docs/model.md §7.2) with ``cupy.fft`` when the data is on the device.
 
-The results equal :func:`meanfield.reductions.reduce_points` on the same data (same arrays, dtypes and
+The results equal :func:`meanfield.kernels.reductions.reduce_points` on the same data (same arrays, dtypes and
 missing-value conventions): the kernel uses the quantisation of :mod:`meanfield.analysis.sections`
 (``int(levels·(v/scale + 1)/2)``, truncation) with a bitmap of the codes 0..levels per point; a point with a
 value outside that code range (|v| noticeably above ``scale``) is flagged and reduced on the host by
-:func:`~meanfield.reductions.reduce_points` itself, so the answer is identical in every case.
+:func:`~meanfield.kernels.reductions.reduce_points` itself, so the answer is identical in every case.
 
 :class:`ReducingBackend` plugs this into :func:`meanfield.simulate.simulate_batch` (``backend=`` accepts it).
 """
@@ -17,9 +17,10 @@ import math
 
 import numpy as np
 
-from ..model import OBSERVABLES
+from ..model.layout import OBSERVABLES
 from .cuda import (THREADS_PER_BLOCK, check_dtype, cuda, cupy_module, device_zeros, host_results, require_cuda,
                    run_batch_device, to_device, to_host)
+from .reductions import MISSING_COUNT, reduce_points
 
 _kernels = {}
 
@@ -101,13 +102,12 @@ def _reduce_kernel():
 
 
 def reduce_points_device(records, spec, s: int = 0) -> dict:
-    """:func:`meanfield.reductions.reduce_points` of observable ``s`` of device records (rows, n_sel, M, n)
+    """:func:`meanfield.kernels.reductions.reduce_points` of observable ``s`` of device records (rows, n_sel, M, n)
     (the layout of :func:`meanfield.kernels.cuda.run_batch_device`); returns the same dict of host arrays.
 
     Only the reductions (and, for the rare points flagged out of quantisation range, their own records)
     cross to the host.
     """
-    from ..reductions import MISSING_COUNT, reduce_points
     require_cuda()
     n_rows, _, n_feat, n = records.shape
     n_pairs = len(spec.band_pairs)
@@ -160,7 +160,7 @@ class ReducingBackend:
     """A CUDA ``run_batch`` (CPU signature) that reduces on the device, for
     :func:`meanfield.simulate.simulate_batch` ``backend=``.
 
-    After each call, ``reduced`` holds :func:`meanfield.reductions.reduce_points` of ``observable`` (over all
+    After each call, ``reduced`` holds :func:`meanfield.kernels.reductions.reduce_points` of ``observable`` (over all
     recorded rows) and the records returned to the host are only the LAST ``tail`` rows (0: none), so
     ``result.records[name]`` is (n, tail, M). Everything else is the CPU kernel's return.
     """
@@ -196,7 +196,7 @@ def _array_module(x):
 
 def power_spectra(tails):
     """Batched :func:`meanfield.analysis.spectra.power_spectrum_raw` along the last axis of ``tails``
-    (spec §4.3): returns ``(freqs, power)`` with power = |rfft(x)|² / n, on the device with cupy.fft when
+    (docs/model.md §7.2): returns ``(freqs, power)`` with power = |rfft(x)|² / n, on the device with cupy.fft when
     ``tails`` is a device array and CuPy is usable."""
     xp, x = _array_module(tails)
     n = x.shape[-1]

@@ -1,8 +1,8 @@
-"""numba kernel of the finite-N token network (spec §5.1): counter-based random numbers, an exact binomial
+"""numba kernel of the finite-N token network (docs/model.md §6.1): counter-based random numbers, an exact binomial
 sampler, and the loop over (parameter point, replica) pairs.
 
 Column classes. The bits of a token are independent given the attention output ``att`` and bit i has
-P(x_i = +1) = (1 + tanh h_i)/2 with h_i = β W^o_i·att (spec §5.1), so h_i depends only on the column's
+P(x_i = +1) = (1 + tanh h_i)/2 with h_i = β W^o_i·att (docs/model.md §6.1), so h_i depends only on the column's
 output pattern. Columns with identical (W^o, W^v, W^q, W^k) column vectors form a class c of n_c columns
 that all have the same mean t_c = tanh(β σ_c·att), and every feature of the token is a sum over classes:
 x_se·W^α_se[a] = Σ_c W^α_c[a] S_c with S_c the sum of the class's n_c spins. The kernel samples S_c in one
@@ -14,7 +14,7 @@ of three ways (``sampler``):
 * ``SAMPLER_BINOMIAL`` — S_c = 2K - n_c with K ~ Binomial(n_c, (1 + t_c)/2) drawn exactly
   (:func:`binomial_minority`), which has the same distribution as the per-bit sum at O(1) cost per class;
 * ``SAMPLER_EXPECTATION`` — S_c = n_c t_c, each bit replaced by its mean: the deterministic "expectation"
-  network, whose update is the mean-field map (spec §5.3).
+  network, whose update is the mean-field map (docs/model.md §6.3).
 
 Random numbers. SplitMix64's output function (Steele, Lea & Flood, "Fast splittable pseudorandom number
 generators", OOPSLA 2014) applied to a Weyl sequence is used as a counter-based generator:
@@ -29,10 +29,12 @@ import math
 import numpy as np
 from numba import njit, prange
 
+# Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
+# a change of the indices in model/layout.py, touch this file (or clear its __pycache__) to recompile.
+from ..model.layout import (F_K, F_O, F_Q, F_V, OBS_ATT, OBS_MK, OBS_MO, OBS_MO_SE, OBS_MQ, OBS_MV, P_BETA, P_EPS_PE,
+                            P_GAMMA, P_W)
+
 SAMPLER_BITS, SAMPLER_BINOMIAL, SAMPLER_EXPECTATION = 0, 1, 2
-#: Kernel order of the recorded observables (= meanfield.model.OBSERVABLES).
-OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ, OBS_MK = 0, 1, 2, 3, 4, 5
-F_O, F_V, F_Q, F_K = 0, 1, 2, 3
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -164,7 +166,7 @@ def binomial_minority(n, mean, key, counter):
 
 @njit(cache=True)
 def class_spin_sums(patterns, counts, offsets, beta, att, sampler, step_key, sums):
-    """sums[c] = sum of the n_c spins of column class c given the attention output ``att`` (spec §5.1).
+    """sums[c] = sum of the n_c spins of column class c given the attention output ``att`` (docs/model.md §6.1).
 
     Counters within ``step_key``: bit i of the token (classes laid out one after another, ``offsets``) uses
     counter i; the binomial draw of class c uses counters c·2^32, c·2^32 + 1, ... (rejection sampling takes
@@ -201,13 +203,13 @@ def run_network(patterns, counts, n_bits, pe_dot, x0_semantic, x0_pe, params, se
     patterns (C, 4, M): the ±1 columns (o, v, q, k) of each class; counts (C,) their sizes, summing to
     n_bits; pe_dot (L, 4, M): pos(n)·W^α_PE[a]/P of the PE code of slot n; x0_semantic, x0_pe (4, M):
     x0_se·W^α_se[a]/N_se and x0_pe·W^α_PE[a]/P of the start token; params (n_points, 4) as
-    meanfield.model.PARAMETER_LAYOUT (β, γ, w, ε).
+    meanfield.model.layout.PARAMETER_LAYOUT (β, γ, w, ε used).
 
-    Row t = token t (spec §5.1): row 0 is x0 and att over {x0}; for t >= 1 token t is sampled from att of
+    Row t = token t (docs/model.md §6.1): row 0 is x0 and att over {x0}; for t >= 1 token t is sampled from att of
     row t-1 with PE bits pos(t mod L), written to ring slot t mod L, and att is the softmax-weighted mean
     of the values of the min(L, t+1) stored tokens with weights exp(γ m^q(x_t)·m^k(x_τ) - max), the max
     shift only avoiding overflow (it cancels in the normalisation). Recorded: att, mo = w mo_se + ε PE
-    term, mo_se = x_se·W^o_se/N_se (no factor w, spec §7.2), mv, mq, mk of token t.
+    term, mo_se = x_se·W^o_se/N_se (no factor w, docs/model.md §8), mv, mq, mk of token t.
     """
     n_points = params.shape[0]
     n_classes, n_feat = patterns.shape[0], patterns.shape[2]
@@ -219,7 +221,7 @@ def run_network(patterns, counts, n_bits, pe_dot, x0_semantic, x0_pe, params, se
     for job in prange(n_points * replicas):
         point = job // replicas
         replica = job - point * replicas
-        beta, gamma, w, eps = params[point, 0], params[point, 1], params[point, 2], params[point, 3]
+        beta, gamma, w, eps = params[point, P_BETA], params[point, P_GAMMA], params[point, P_W], params[point, P_EPS_PE]
         replica_key = child_key(root, replica)
         keys = np.zeros((context, n_feat))
         values = np.zeros((context, n_feat))

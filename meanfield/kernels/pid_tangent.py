@@ -1,19 +1,20 @@
-"""The analytic Jacobian of the PID-controlled map on the extended state (issue 5 item 2).
+"""The analytic Jacobian of the PID-controlled map on the extended state (docs/model.md §5.2).
 
-The controlled map (issue 5's control law, :mod:`meanfield.kernels.step`) acts on x = [A row-major (L·M),
-I (M), e_prev (M)]. Its Jacobian is the shift register of spec §4.1 with the newest row
+The controlled map (the control law of docs/model.md §5.1, :mod:`meanfield.kernels.step`) acts on
+x = [A row-major (L·M), I (M), e_prev (M)]. Its Jacobian is the shift register of docs/model.md §4 with the newest row
 δã = Σ_d ∂a/∂A[d]·δA[d] - (K_P + K_D) δA[0] + K_I δI' - K_D δe_prev, plus δI' = g (ρ δI - δA[0]) (g = 0 where
 the clamp is active, and δI' = 0 when K_I = 0) and δe' = -δA[0]. :func:`controlled_jacobian` builds it
 column by column with the kernels' own tangent step, so the tests that compare it with finite differences of
-:func:`meanfield.model.controlled_step` check the code the Lyapunov spectra use.
+:func:`meanfield.model.equations.controlled_step` check the code the Lyapunov spectra use.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .errors import ConfigError
-from .model import State, batch_parameters, control_start, map_tables
+from ..errors import ConfigError
+from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, batch_parameters, control_start, map_tables
+from ..model.state import State
 
 _KERNEL = None
 
@@ -21,15 +22,14 @@ _KERNEL = None
 def _kernel():
     global _KERNEL
     if _KERNEL is None:
-        from .kernels.cpu import STEPS
+        from .cpu import STEPS
         window_gradient, tangent_push = STEPS["window_gradient"], STEPS["tangent_push"]
-        from .kernels.step import CTRL_ROWS
 
         @njit(error_model="numpy")
         def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):
             ring, n_feat = att0.shape
             ctrl = np.zeros((CTRL_ROWS, n_feat))
-            ctrl[:3] = ctrl0
+            ctrl[:CTRL_STATE_ROWS] = ctrl0
             grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
             size = (ring + 2) * n_feat
             tangent = np.eye(size)                   # head = 0: logical row d is ring slot d
@@ -52,7 +52,7 @@ def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
     """∂x'/∂x ((L+2)·M square) of the controlled map at a full-window ``state``.
 
     ``control`` = [r, I, e_prev] (3×M); default: ``state.control``, else the fresh start of
-    :func:`meanfield.model.control_start` (I = 0, e_prev = e_0).
+    :func:`meanfield.model.layout.control_start` (I = 0, e_prev = e_0).
     """
     state.check(model)
     if state.att.shape[0] != model.context:

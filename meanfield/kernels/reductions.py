@@ -1,19 +1,19 @@
 """Per-point reductions computed in the worker, so a full-resolution sweep ships numbers instead of raw
-trajectories (issue 3, Storage): the density histogram over fixed y-bins behind a density bifurcation
-diagram, the reference's Poincaré band points (spec §4.2, capped, with the total count), and the number of
-distinct 5001-level quantised values (spec §4.2 "unique_len", §4.4).
+trajectories (docs/storage.md §3): the density histogram over fixed y-bins behind a density bifurcation
+diagram, the reference's Poincaré band points (capped, with the total count), and the number of distinct
+5001-level quantised values, the reference's "unique_len" (docs/model.md §7.1).
 
 The quantisation and the band filter are those of :mod:`meanfield.analysis.sections`; this module only
 applies them to every point of a chunk and packs the results into fixed-shape arrays. Quantisation uses a
-FIXED scale (``ReductionSpec.scale``, default 1 = the phase-diagram convention of spec §4.4) because a worker
-cannot know the sweep's global maximum that the reference's bifurcation plot uses; the raw band values are
-kept so a plot can re-quantise them with the global maximum afterwards.
+FIXED scale (``ReductionSpec.scale``, default 1 = the phase-diagram convention) because a worker cannot know
+the sweep's global maximum that the reference's bifurcation plot uses; the raw band values are kept so a plot
+can re-quantise them with the global maximum afterwards.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .analysis.sections import distinct_count, poincare_band
+from ..analysis.sections import distinct_count, poincare_band
 
 #: Fill values of points/entries without a value (not done, band never visited, non-finite orbit).
 MISSING_COUNT = -1
@@ -44,7 +44,7 @@ def orbit_histogram(series: np.ndarray, spec) -> np.ndarray:
 
 
 def band_points(series: np.ndarray, spec):
-    """Poincaré band of spec §4.2 for every (plotted, filter) pair of ``spec.band_pairs``.
+    """Poincaré band of docs/model.md §7.1 for every (plotted, filter) pair of ``spec.band_pairs``.
 
     Returns ``(values, count, distinct)``: the plotted feature at the first ``band_cap`` times where
     |filter| <= ``band_tol`` (time order, NaN-padded, shape (pairs, cap)), the number of such times, and the

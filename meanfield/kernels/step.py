@@ -1,51 +1,57 @@
 """The mean-field step and its tangent step as allocation-free functions, shared by CPU and CUDA.
 
+One file on purpose: this is the one definition of the map (docs/model.md §3), its tangent map (§4) and the
+PID law (§5), compiled for the CPU (:mod:`.cpu`) and for CUDA (:mod:`.cuda`). Splitting it would put the
+functions that call each other, and numba's on-disk cache, which is keyed on the content of the file a
+function is defined in, into several files.
+
 :func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for
-CUDA) and returns the compiled functions, so there is one definition of the model. Every function takes
-arrays in and writes arrays out: no allocation, no Python objects, only ``math`` functions.
+CUDA) and returns the compiled functions. Every function takes arrays in and writes arrays out: no
+allocation, no Python objects, only ``math`` functions.
 
-Window layout: the attention window, and the value/key rows of the tokens computed from it, live in ring
-buffers of L slots; logical row d (d = 0 newest, spec §1.2) is slot ``(head + d) % L``. A token's value and
-key rows never change once computed (spec §1.3: its PE code travels with it), so a step computes the mean
-fields of one new token, D scores, one softmax and one weighted sum.
+Window layout (docs/model.md §3.3): the attention window, and the value/key rows of the tokens computed from
+it, live in ring buffers of L slots; logical row d (d = 0 newest) is slot ``(head + d) % L``. A token's value
+and key rows never change once computed (its PE code travels with it), so a step computes the mean fields of
+one new token, D scores, one softmax and one weighted sum.
 
-Per-point parameters ``params`` follow :data:`meanfield.model.PARAMETER_LAYOUT`: β = β_o·scaling_o, γ,
-w = 1 - ε, ε_PE = 1 - w, then the PID gains K_P, K_I, K_D, ρ, κ, I_max and the divergence bound (issue 5).
-Coefficient tables ``coef`` are (4, J, M) in feature order o, v, q, k.
+Per-point parameters ``params``, the controller state ``ctrl`` and the observable codes follow
+:mod:`meanfield.model.layout`; their indices are bound as locals of :func:`build_steps`, so the compiled
+functions hold them as closure constants, which numba's cache key includes (a change of the layout
+recompiles; an imported module global would not). Coefficient tables ``coef`` are (4, J, M) in feature order
+o, v, q, k.
 
-PID control (issue 5, the documented definition; after PIDformer, Nguyen et al. 2024): with a_t the
-uncontrolled attention output of spec §1.3 step 5 and ã the controlled one,
+PID control (docs/model.md §5.1; after PIDformer, Nguyen et al. 2024): with a_t the uncontrolled attention
+output (§3 step 5) and ã the controlled one,
 
     e_t = r - ã_{t-1},   I_t = clamp(ρ I_{t-1} + e_t, ±I_max),   ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}),
 
 ã_t replacing a_t downstream (window, records, next token). ã_{-1} is the newest row of the start window,
-I_0 = 0 and e_{-1} = e_0 for a fresh start; the per-point control state ``ctrl`` (3, M) = [r, I, e_prev]
-comes in resolved (:func:`meanfield.model.control_start`) and holds the final state on return. With all
-gains 0 the control arithmetic is skipped, so the uncontrolled map is reproduced bitwise.
+I_0 = 0 and e_{-1} = e_0 for a fresh start; the per-point control state ``ctrl`` (CTRL_ROWS, M) = [r, I,
+e_prev, scratch] comes in resolved (:func:`meanfield.model.layout.control_start`) and holds the final state
+on return. With all gains 0 the control arithmetic is skipped, so the uncontrolled map is reproduced bitwise.
 """
 import math
 
 import numpy as np
 from numba import prange
 
-OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ, OBS_MK = 0, 1, 2, 3, 4, 5
-F_O, F_V, F_Q, F_K = 0, 1, 2, 3
-#: Columns of the per-point parameter vector (meanfield.model.PARAMETER_LAYOUT).
-P_KP, P_KI, P_KD, P_RHO, P_KAPPA, P_IMAX, P_BOUND = 4, 5, 6, 7, 8, 9, 10
-#: Rows of the per-point control state: reference, integral, previous error (in/out); clamp gate, raw a_t,
-#: old newest tangent row (scratch).
-C_REF, C_INT, C_ERR, C_GATE, C_RAW = 0, 1, 2, 3, 4
-#: Rows of the control state array ``ctrl`` per point.
-CTRL_ROWS = 5
+from ..model import layout
 
 
 def build_steps(jit, parallel_jit=None):
     """Compile the step functions with ``jit``; returns them as a dict of name -> function.
 
     With ``parallel_jit`` (a CPU decorator with ``parallel=True``) the dict also holds the CPU-only
-    ``run_batch``, the ``prange`` loop over points, and ``attention_jacobian``. It lives in this file so that numba's on-disk cache, which is keyed on the
-    content of the file a function is defined in, is refreshed whenever a step function changes.
+    ``run_batch``, the ``prange`` loop over points, ``attention_jacobian`` and ``window_gradient``.
     """
+    OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ = (layout.OBS_ATT, layout.OBS_MO, layout.OBS_MO_SE, layout.OBS_MV,
+                                                  layout.OBS_MQ)
+    F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
+    P_BETA, P_GAMMA, P_W, P_EPS_PE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_EPS_PE
+    P_KP, P_KI, P_KD, P_RHO, P_IMAX, P_BOUND = (layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO, layout.P_IMAX,
+                                                layout.P_BOUND)
+    C_REF, C_INT, C_ERR, C_GATE, C_RAW = layout.C_REF, layout.C_INT, layout.C_ERR, layout.C_GATE, layout.C_RAW
+    CTRL_ROWS, CTRL_STATE_ROWS = layout.CTRL_ROWS, layout.CTRL_STATE_ROWS
 
     @jit
     def slot_of(head, d, ring):
@@ -55,7 +61,7 @@ def build_steps(jit, parallel_jit=None):
 
     @jit
     def positional_terms(w_pe, eps_pe, pe0, out):
-        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (spec §1.3 step 2)."""
+        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md §3 step 2)."""
         n_pe = pe0.shape[1]
         for f in range(out.shape[0]):
             for r in range(out.shape[1]):
@@ -68,10 +74,10 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def token_fields(coef, signs, beta, w, att_ring, slot, pe_terms, h, fields, semantic_o):
         """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose
-        PE code is row ``slot`` of the start PE window (spec §1.3 steps 1-2).
+        PE code is row ``slot`` of the start PE window (docs/model.md §3 steps 1-2).
 
         h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
-        m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included, spec §7.2).
+        m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included, docs/model.md §8).
         """
         n_feat = att_ring.shape[1]
         n_patterns = signs.shape[0]
@@ -99,7 +105,7 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def attend(gamma, fields, v_ring, k_ring, head, depth, p, att_new):
         """Scores s[d] = γ m^q·m^k[d] (m^q = fields[F_Q]), softmax with the reference's max-shift +10, a = Σ_d p[d] m^v[d]
-        (spec §1.3 steps 3-5). ``p`` receives the attention weights (needed by the tangent step)."""
+        (docs/model.md §3 steps 3-5). ``p`` receives the attention weights (needed by the tangent step)."""
         ring, n_feat = v_ring.shape
         top = -math.inf
         for d in range(depth):
@@ -124,7 +130,7 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def token_jacobian(coef, f, signs, beta, w, h, out, slot):
         """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose
-        tanh values are ``h`` (spec §4.1)."""
+        tanh values are ``h`` (docs/model.md §4)."""
         n_feat = out.shape[1]
         for a in range(n_feat):
             for b in range(n_feat):
@@ -135,7 +141,7 @@ def build_steps(jit, parallel_jit=None):
 
     @jit
     def attention_gradient(gamma, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, depth, p, att_new, grad):
-        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] (spec §4.1 chain rule).
+        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] (docs/model.md §4, chain rule).
 
         Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
         ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
@@ -163,11 +169,11 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def tangent_push(grad, tangent, head, depth, new_row, params, ctrl, controlled):
         """Advance the tangent vectors ``tangent[j]`` (k, L·M; window slot s holds entries s·M..s·M+M-1):
-        the newest row becomes grad·δA, the others shift (spec §4.1: J is a shift register except for its
+        the newest row becomes grad·δA, the others shift (docs/model.md §4: J is a shift register except for its
         first block row). The new row goes to slot (head - 1) mod L, the ring's next head; ``new_row`` (M,)
         is scratch.
 
-        ``controlled``: the extended tangent map of the PID loop (issue 5 item 2). Vectors are then
+        ``controlled``: the extended tangent map of the PID loop (docs/model.md §5.2). Vectors are then
         (k, L·M + 2M): the window, then δI, then δe_prev. With δA0 the old newest row and g the clamp gate
         ``ctrl[C_GATE]``: δe' = -δA0, δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev.
         With K_I = 0 the integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent
@@ -203,7 +209,7 @@ def build_steps(jit, parallel_jit=None):
 
     @jit
     def control_step(params, att_ring, head, att_new, ctrl):
-        """Apply the PID law (issue 5) to the uncontrolled output ``att_new`` (a_t) in place, giving ã_t.
+        """Apply the PID law (docs/model.md §5.1) to the uncontrolled output ``att_new`` (a_t) in place, giving ã_t.
 
         ã_{t-1} is the newest window row ``att_ring[head]``; ``ctrl`` rows C_REF, C_INT, C_ERR hold r,
         I_{t-1}, e_{t-1} and receive I_t, e_t; C_GATE receives dI_t/d(ρI + e) (0 where the clamp is active)
@@ -236,7 +242,7 @@ def build_steps(jit, parallel_jit=None):
     @jit
     def orthonormalize(tangent, log_norms):
         """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (k, L·M); adds log|R_jj| to
-        log_norms[j] (spec §4.1's QR, up to signs). One pass suffices because vectors are re-orthonormalised
+        log_norms[j] (docs/model.md §4.2's QR, up to signs). One pass suffices because vectors are re-orthonormalised
         after every step (bench/qr_interval.py: a product of even 2 Jacobians loses the most contracting
         directions when the spectrum spans ~10 per step, so QR runs every step by default).
 
@@ -267,21 +273,21 @@ def build_steps(jit, parallel_jit=None):
     def run_point(coef, signs, w_pe, params, pe0, att_ring, depth, steps, transient, record_every, selection,
                   qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
                   dv_ring, dk_ring, dq, grad, tangent, new_row, records, block_sums, ctrl, ctrl_stats):
-        """Iterate one parameter point for ``steps`` steps (spec §1.3), recording after ``transient``.
+        """Iterate one parameter point for ``steps`` steps (docs/model.md §3), recording after ``transient``.
 
         ``att_ring`` holds the start window in logical order (row d = slot d, ``depth`` valid rows) and
         receives the final window in logical order. Records go to ``records[(t - transient) // record_every,
         n, :]`` for the observables ``selection[n]``. With k = ``tangent.shape[0]`` > 0 the k leading
-        Lyapunov exponents (``tangent`` is (k, L·M)) are accumulated from t = transient (Q = I there, spec §4.1): log|R_jj| of a QR
+        Lyapunov exponents (``tangent`` is (k, L·M)) are accumulated from t = transient (Q = I there, docs/model.md §4.2): log|R_jj| of a QR
         every ``qr_every`` steps and at block ends go to ``block_sums[block, j]``. Returns the final depth.
 
-        PID control (module docstring, issue 5) runs when a gain is non-zero: ``ctrl`` (CTRL_ROWS, M) holds
+        PID control (module docstring; docs/model.md §5.1) runs when a gain is non-zero: ``ctrl`` (CTRL_ROWS, M) holds
         [r, I, e_prev] in and out, ``tangent`` is then (k, L·M + 2M) (window, δI, δe_prev) and
         ``ctrl_stats`` receives [max_t |I_t|, the step at which the loop diverged or -1]. A diverged point
         stops there: the window keeps its last state within the bound, the remaining records and the block
         sums become NaN (so classification says ``divergent``).
         """
-        beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
+        beta, gamma, w, eps_pe = params[P_BETA], params[P_GAMMA], params[P_W], params[P_EPS_PE]
         controlled = params[P_KP] != 0.0 or params[P_KI] != 0.0 or params[P_KD] != 0.0
         raw = ctrl[C_RAW] if controlled else att_new
         ctrl_stats[0] = 0.0
@@ -389,10 +395,10 @@ def build_steps(jit, parallel_jit=None):
 
         Parameters
         ----------
-        coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.map_tables`)
+        coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.layout.map_tables`)
         params : (n, K) per-point parameters (PARAMETER_LAYOUT); pe0 : (n, L, P) start PE windows; att0 :
             (n, L, M) start windows (first ``depth0[i]`` rows valid); ctrl0 : (n, 3, M) control start
-            [r, I_0, e_{-1}] (:func:`meanfield.model.control_start`); selection : int64 observable codes.
+            [r, I_0, e_{-1}] (:func:`meanfield.model.layout.control_start`); selection : int64 observable codes.
 
         Returns
         -------
@@ -409,7 +415,7 @@ def build_steps(jit, parallel_jit=None):
         depth = np.empty(n_points, dtype=np.int64)
         block_sums = np.zeros((n_points, n_blocks, n_exponents))
         ctrl = np.zeros((n_points, CTRL_ROWS, n_feat))
-        ctrl[:, :3] = ctrl0
+        ctrl[:, :CTRL_STATE_ROWS] = ctrl0
         stats = np.empty((n_points, 2))
         n_patterns = signs.shape[0]
         for i in prange(n_points):
@@ -422,14 +428,14 @@ def build_steps(jit, parallel_jit=None):
                 np.empty(n_feat), np.empty((ring, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
                 np.empty((1, n_feat, n_feat)), np.empty((ring, n_feat, n_feat)),
                 np.empty((n_exponents, size)), np.empty(n_feat), records[i], block_sums[i], ctrl[i], stats[i])
-        return records, final, depth, block_sums, ctrl[:, :3].copy(), stats
+        return records, final, depth, block_sums, ctrl[:, :CTRL_STATE_ROWS].copy(), stats
 
     @jit
     def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
-        """grad[d] = ∂a_t/∂A[d] at a full window ``att0`` (spec §4.1), as run_point computes it; with
+        """grad[d] = ∂a_t/∂A[d] at a full window ``att0`` (docs/model.md §4), as run_point computes it; with
         ``controlled`` the PID step runs first on ``ctrl`` (CTRL_ROWS, M), which receives the clamp gate."""
         ring, n_feat = att0.shape
-        beta, gamma, w, eps_pe = params[0], params[1], params[2], params[3]
+        beta, gamma, w, eps_pe = params[P_BETA], params[P_GAMMA], params[P_W], params[P_EPS_PE]
         pe_terms = np.empty((4, ring, n_feat))
         positional_terms(w_pe, eps_pe, pe0, pe_terms)
         h = np.empty(signs.shape[0])
@@ -459,7 +465,7 @@ def build_steps(jit, parallel_jit=None):
 
     @jit
     def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
-        """∂A'/∂A (L·M × L·M, row-major flattening) at a full window ``att0`` (spec §4.1): the first block
+        """∂A'/∂A (L·M × L·M, row-major flattening) at a full window ``att0`` (docs/model.md §4): the first block
         row is the attention gradient, the rest the shift. The same code as the tangent step of run_point."""
         ring, n_feat = att0.shape
         grad = window_gradient(coef, signs, w_pe, params, pe0, att0, np.zeros((CTRL_ROWS, n_feat)), False)

@@ -1,4 +1,5 @@
-"""Frozen, validated descriptions of a model and of how a run starts (design.md, Data flow).
+"""The model's description: :class:`ModelSpec` (tables, PE weights, scalar parameters, checkpoint), the PID
+gains :class:`Control`, and the validators every user-facing value goes through (docs/model.md §1, §5).
 
 Everything a user can get wrong is checked here, before any numba compilation, and reported as a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed.
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
+from .state import State
 from .weights import FEATURES
 
 #: Scalar model parameters that may be overridden or swept (numeric axes of a grid).
@@ -47,7 +49,8 @@ def require_int(key: str, value, minimum: int, maximum: int | None = None) -> in
 
 @dataclass(frozen=True)
 class Control:
-    """PID control of the attention output over token steps (after PIDformer, Nguyen et al. 2024).
+    """PID control of the attention output over token steps (docs/model.md §5.1; after PIDformer, Nguyen et
+    al. 2024).
 
     e_t = r - ã_{t-1};  I_t = ρ I_{t-1} + e_t (clamped to |I| <= i_max);
     ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}),  with r = κ · (newest attention row of the start
@@ -93,12 +96,12 @@ class Control:
 
 @dataclass(frozen=True, eq=False)
 class ModelSpec:
-    """The mean-field model: coefficient tables, PE weights and scalar parameters (spec §1.1).
+    """The mean-field model: coefficient tables, PE weights and scalar parameters (docs/model.md §1).
 
     Parameters
     ----------
     coefficients : dict α -> (2^(M-1), M) array
-        c^α_a(σ) of :mod:`meanfield.weights` (= K^α / 2^(M-1) of the reference).
+        c^α_a(σ) of :mod:`meanfield.model.weights` (= K^α / 2^(M-1) of the reference, docs/model.md §1.1).
     pe_weights : dict α -> (M, P) array
         W^α_PE, the positional-encoding part of the weights (P = 0 allowed).
     context : int
@@ -107,13 +110,13 @@ class ModelSpec:
         β_o, β_att, the two scalings and the PE weight ε (semantic weight w = 1 - ε).
     gamma : float or None
         γ set directly; when None (default) γ = β_att·scaling_att/√M as the reference computes it
-        (spec §1.1). The paper's text says γ = β_att·scaling_att = 220, but the reference's N²√M
-        attention normalisation makes the effective value 220/√3 = 127.017 (spec §7.1); that is what
-        reproduces the paper's results, and it is the default here.
+        (docs/model.md §1). The paper's text says γ = β_att·scaling_att = 220, but the reference's N²√M
+        attention normalisation makes the effective value 220/√3 = 127.017 (docs/model.md §8); that is
+        what reproduces the paper's results, and it is the default here.
     weights : dict α -> (M, N_se+P) ±1 array, optional
-        The matrices the tables came from (needed only to start from a token, spec §1.4).
-    checkpoint : meanfield.model.State, optional
-        Default start state (the paper preset carries the paper's checkpoint, spec §3).
+        The matrices the tables came from (needed only to start from a token, docs/model.md §2.2).
+    checkpoint : meanfield.model.state.State, optional
+        Default start state (the paper preset carries the paper's checkpoint, docs/model.md §2.2).
     control : Control
         PID control gains (default: none).
     """
@@ -128,7 +131,7 @@ class ModelSpec:
     epsilon: float = 0.02
     gamma: float | None = None
     weights: dict | None = None
-    checkpoint: object | None = None
+    checkpoint: State | None = None
     control: Control = field(default_factory=Control)
     name: str = "custom"
 
@@ -224,7 +227,6 @@ class ModelSpec:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelSpec":
-        from .model import State
         data = dict(data)
         data["control"] = Control(**data.get("control", {}))
         if data.get("checkpoint") is not None:

@@ -1,6 +1,6 @@
 """Weight statistics -> mean-field coefficient tables, for any number of features M.
 
-The semantic mean field of feature α (spec §1.1, design.md "The model, generalised") is
+The semantic mean field of feature α (docs/model.md §1.1) is
 
     m^α_a(A) = (1-ε) Σ_{σ: σ_0=+1} c^α_a(σ) tanh(β_o σ·A) + ε (1/P) Σ_k W^α_PE[a,k] p_k,
     c^α_a(σ) = f(σ) μ^α_a(σ) - f(-σ) μ^α_a(-σ),
@@ -12,22 +12,22 @@ fraction of columns with pattern σ and μ^α_a(σ) the mean of W^α_{i,a} over 
 Four ways to build them:
 
 * :func:`coefficients_from_weights` — explicit ±1 matrices, any M (the sign-class formula above);
-* :func:`legacy_random_segments` — the reference's random segments with its legacy RNG order (spec §2.1);
+* :func:`legacy_random_segments` — the reference's random segments with its legacy RNG order (docs/model.md §1.2);
 * :func:`coefficients_from_correlations` — explicit pair/quad correlations for M <= 3, with the reference's
-  floating-point order K = S·E, c = K / 2^(M-1) (spec §1.1);
-* :func:`manual_orders` — the reference's "manual orders" mode (spec §2.2).
+  floating-point order K = S·E, c = K / 2^(M-1) (docs/model.md §1.1);
+* :func:`manual_orders` — the reference's "manual orders" mode (docs/model.md §1.2).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 FEATURES = ("o", "v", "q", "k")
 
 
 def sign_patterns(n_features: int) -> np.ndarray:
-    """Output patterns σ ∈ {±1}^M with σ_0 = +1, in the reference's row order (spec §1.1, matrix S).
+    """Output patterns σ ∈ {±1}^M with σ_0 = +1, in the reference's row order (docs/model.md §1.1, matrix S).
 
     Row j has σ_b = -1 where bit (M-1-b) of j is set, which gives S = [[1,1,1],[1,1,-1],[1,-1,1],[1,-1,-1]]
     (first M columns) for M = 3.
@@ -82,7 +82,7 @@ def coefficients_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
 
 
 def correlations_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
-    """Pair C^α[b,a] and (M = 3) quad Q^α[a] correlations over the semantic columns (spec §1.1).
+    """Pair C^α[b,a] and (M = 3) quad Q^α[a] correlations over the semantic columns (docs/model.md §1.1).
 
     Sums of exact ±1 products divided by N_se, as the reference computes them.
     """
@@ -99,7 +99,7 @@ def correlations_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
 
 
 def reference_sign_matrix(n_features: int) -> np.ndarray:
-    """The reference's S (spec §1.1): 1x1, 2x2, or 4x4 for M = 3 (column 3 = product of columns 1 and 2)."""
+    """The reference's S (docs/model.md §1.1): 1x1, 2x2, or 4x4 for M = 3 (column 3 = product of columns 1 and 2)."""
     patterns = sign_patterns(n_features)
     if n_features == 3:
         patterns = np.column_stack([patterns, patterns[:, 1] * patterns[:, 2]])
@@ -107,7 +107,7 @@ def reference_sign_matrix(n_features: int) -> np.ndarray:
 
 
 def coefficients_from_correlations(pair: dict, quad: dict | None = None) -> dict:
-    """Coefficient tables from explicit correlations for M <= 3, in the reference's order (spec §1.1).
+    """Coefficient tables from explicit correlations for M <= 3, in the reference's order (docs/model.md §1.1).
 
     E^α = C^α (M < 3) or C^α stacked with Q^α (M = 3); K^α = S·E^α summed sequentially over b;
     c^α = K^α / 2^(M-1) (an exact power-of-two scaling, so the kernel's Σ_j c h equals the reference's
@@ -136,7 +136,7 @@ def coefficients_from_correlations(pair: dict, quad: dict | None = None) -> dict
 
 
 def weights_from_segments(segment_signs: dict, pe_parts: dict, n_se: int) -> dict:
-    """±1 matrices whose semantic columns are constant on segments (spec §2.1 step 7).
+    """±1 matrices whose semantic columns are constant on segments (docs/model.md §1.2).
 
     ``segment_signs[α]`` is (M, n_segments); segment s covers columns [int(s g), int(s g + g)) with
     g = n_se / n_segments. ``pe_parts[α]`` is (M, P), appended as the last P columns.
@@ -155,7 +155,7 @@ def weights_from_segments(segment_signs: dict, pe_parts: dict, n_se: int) -> dic
 
 def legacy_random_segments(seed: int, n_features: int = 3, n_se: int = 99, pe_bits: int = 2,
                            n_segments: int = 3) -> tuple[dict, dict]:
-    """The reference's random-segment weights ("mode 3", pe_mode 0) with its legacy RNG order (spec §2.1).
+    """The reference's random-segment weights ("mode 3", pe_mode 0) with its legacy RNG order (docs/model.md §1.2).
 
     Returns ``(segment_signs, pe_parts)`` for :func:`weights_from_segments`. Draw order on
     ``np.random.RandomState(seed)``: one discarded (M, N_se) matrix; raw o, v, q, k (M, N_se) matrices whose
@@ -174,7 +174,7 @@ def legacy_random_segments(seed: int, n_features: int = 3, n_se: int = 99, pe_bi
 
 
 def manual_orders(n_features: int) -> dict:
-    """Coefficient tables of the reference's "manual orders" mode (spec §2.2), M <= 3.
+    """Coefficient tables of the reference's "manual orders" mode (docs/model.md §1.2), M <= 3.
 
     Orders o = q = k = identity, v = roll(identity, -1); E^α[b,a] = [order_o[b] == order_α[a]];
     K^α = S·E^α with the first M columns of S; the PE weights are zero.

@@ -1,37 +1,12 @@
-"""Where the mean field holds: the finite-N network against the aligned MF (spec §5.3), as a study and a figure."""
+"""The finite-N network against the aligned mean field (docs/model.md §6.3): trajectories and the convergence
+in N of :mod:`meanfield.studies.convergence`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .config import ModelSpec, require_int
-from .finite import simulate_finite
-from .plots import SYMBOLS, label, plt
-
-DEFAULT_BETAS = (0.5, 1.0, 1.26405, 1.5, 2.0, 2.5)
-#: N_se = 990 ... 9.9e9 (multiples of the paper's N_se = 99; the binomial sampler makes large N cheap).
-DEFAULT_SIZES = tuple(99 * 10 ** k for k in range(1, 9))
-
-
-def convergence_study(model: ModelSpec, betas=DEFAULT_BETAS, sizes=DEFAULT_SIZES, replicas: int = 200,
-                      steps: int = 45, seed: int = 0, sampler: str = "binomial") -> dict:
-    """:func:`~meanfield.finite.simulate_finite` at every β_o in ``betas`` and N_se in ``sizes``.
-
-    Returns {β_o: [FiniteTrajectory for each N_se, in the order of ``sizes``]}.
-    """
-    return {beta: [simulate_finite(model.replace(beta_o=beta), n_bits, steps, replicas, seed=seed, sampler=sampler)
-                   for n_bits in sizes] for beta in betas}
-
-
-def convergence_table(runs: dict, observable: str = "mo_se", window: int = 20) -> dict:
-    """{β_o: (N_se (k,), replica-mean aligned error (k,), its standard error (k,))} over the first ``window``
-    aligned rows (:meth:`~meanfield.finite.FiniteTrajectory.aligned_error`)."""
-    table = {}
-    for beta, trajectories in runs.items():
-        errors = [t.aligned_error(observable, window) for t in trajectories]
-        table[beta] = (np.array([t.n_bits for t in trajectories]),
-                       np.array([e.mean() for e in errors]),
-                       np.array([e.std(ddof=1) / np.sqrt(e.size) if e.size > 1 else np.nan for e in errors]))
-    return table
+from ..model.spec import require_int
+from ..studies.convergence import convergence_table
+from .style import SYMBOLS, label, plt
 
 
 def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: int = 0, window: int = 20,

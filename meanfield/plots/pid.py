@@ -1,15 +1,14 @@
-"""Figures of the PID comparison (issue 5 item 3): side-by-side density bifurcation diagrams on one β_o grid,
+"""Figures of the PID comparison (docs/model.md §5.4): side-by-side density bifurcation diagrams on one β_o grid,
 λ1(β_o) overlaid, and class maps over (β_o, gain). Divergent points are drawn as a class of their own (red
 ticks, red cells) and never as numbers: no NaN or inf reaches a plot."""
 from __future__ import annotations
 
 import numpy as np
-from .bifurcation_plot import plot_density_bifurcation
-from .pid_compare import CLASSES
-from .plots import class_legend as _legend
-from .plots import CLASS_COLOURS, draw_class_grid, plt
-GAIN_SYMBOLS = {"control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$", "control.rho": r"$\rho$",
-                "control.kappa": r"$\kappa$", "control.i_max": "$I_{max}$"}
+
+from ..studies.comparison import CLASSES
+from .bifurcation import plot_density_bifurcation
+from .style import AXIS_SYMBOLS, CLASS_COLOURS, draw_class_grid, plt
+from .style import class_legend as _legend
 
 
 def _divergent_ticks(ax, sweep):
@@ -55,7 +54,7 @@ def draw_class_map(ax, sweep) -> None:
         labels, (x, y), (x_name, y_name) = labels.T, (y, x), (y_name, x_name)
     draw_class_grid(ax, labels, x, y)
     ax.set_xlabel(r"$\beta_o$")
-    ax.set_ylabel(GAIN_SYMBOLS.get(y_name, y_name))
+    ax.set_ylabel(AXIS_SYMBOLS.get(y_name, y_name))
     ax.set_title(sweep.name, fontsize=8)
 
 

@@ -1,21 +1,17 @@
-"""Figures of a classified sweep (issue 4, Plots): the class-coloured bifurcation diagram, the Lyapunov
-spectrum against the swept parameter with class bands, and the 2-D class map (phase diagram, spec §4.4).
-The density form of the bifurcation diagram is :func:`meanfield.bifurcation_plot.plot_density_bifurcation`."""
+"""Figures of a classified sweep: the class-coloured bifurcation diagram, the Lyapunov spectrum against the
+swept parameter with class bands, the 2-D class map (phase diagram, docs/model.md §7.1) and the finite-N error.
+The density form of the bifurcation diagram is :func:`meanfield.plots.bifurcation.plot_density_bifurcation`."""
 from __future__ import annotations
 
-import json
-
-import h5py
 import numpy as np
 
-from .analysis import LABELS
-from .errors import ConfigError
-from .plots import CLASS_COLOURS, class_legend, draw_class_grid, label, plt
-from .sweep_analysis import MISSING, point_labels
+from ..analysis import LABELS
+from ..errors import ConfigError
+from ..sweeps.labels import MISSING, point_labels
+from ..sweeps.store import read_sweep
+from .bifurcation import plot_density_bifurcation
+from .style import AXIS_SYMBOLS, CLASS_COLOURS, class_legend, draw_class_grid, label, plt
 
-#: Symbols of sweepable parameters on axes.
-AXIS_SYMBOLS = {"beta_o": r"$\beta_o$", "beta_att": r"$\beta_{att}$", "gamma": r"$\gamma$",
-                "epsilon": r"$\epsilon$", "control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$"}
 #: Marker colours of the class-coloured diagram (saturated versions of CLASS_COLOURS, readable as dots).
 DOT_COLOURS = {"fixed_point": "k", "periodic": "k", "quasi_periodic": "tab:blue", "chaotic": "tab:green",
                "hyperchaotic": "tab:purple", "unresolved": "goldenrod", "divergent": "tab:red"}
@@ -26,25 +22,24 @@ def _names(codes):
     return table[codes]                                # code -1 picks "missing"
 
 
-def _one_axis(f):
-    axes = json.loads(f.attrs["axes"])
-    if len(axes) != 1:
-        raise ConfigError(f"this figure needs a 1-D sweep; the file has axes {axes}")
-    return axes[0], f[axes[0]][...]
+def _one_axis(data):
+    if len(data.axes) != 1:
+        raise ConfigError(f"this figure needs a 1-D sweep; the file has axes {data.axes}")
+    return data.axes[0], data.coords[data.axes[0]]
 
 
 def class_bifurcation(path, feature: int = 0, ax=None):
-    """Bifurcation diagram coloured by the automatic class (the reference's second form, spec §4.2):
+    """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes
     as their Poincaré band points."""
     names = _names(point_labels(path)[0])
-    with h5py.File(path, "r") as f:
-        axis, x = _one_axis(f)
-        centres = f["ybin"][...]
-        hist = f["hist"][:, feature, :]
-        pairs = np.flatnonzero(f["pair_plotted"][...] == feature) if "pair_plotted" in f else []
-        band = f["band_values"][:, pairs[0], :] if len(pairs) else None
-        observable = json.loads(f.attrs["run_json"])["reductions"]["observable"]
+    data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
+    axis, x = _one_axis(data)
+    centres = data.arrays["ybin"]
+    hist = data.arrays["hist"][:, feature, :]
+    pairs = np.flatnonzero(data.arrays["pair_plotted"] == feature) if "pair_plotted" in data.arrays else []
+    band = data.arrays["band_values"][:, pairs[0], :] if len(pairs) else None
+    observable = data.run["reductions"]["observable"]
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
     fig = ax.figure
@@ -67,9 +62,8 @@ def class_bifurcation(path, feature: int = 0, ax=None):
 
 
 def bifurcation_figure(path, feature: int = 0):
-    """The bifurcation diagram in both forms (issue 4): orbit density (log colour scale) above the
-    class-coloured form, sharing the parameter axis."""
-    from .bifurcation_plot import plot_density_bifurcation
+    """The bifurcation diagram in both forms: orbit density (log colour scale) above the class-coloured form,
+    sharing the parameter axis."""
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True)
     plot_density_bifurcation(path, feature=feature, band=False, ax=top)
     class_bifurcation(path, feature=feature, ax=bottom)
@@ -78,13 +72,13 @@ def bifurcation_figure(path, feature: int = 0):
 
 
 def lyapunov_vs_parameter(path, k: int = 3, ax=None):
-    """λ_1..λ_k against the swept parameter, over background bands coloured by class (spec §4.1)."""
+    """λ_1..λ_k against the swept parameter, over background bands coloured by class (docs/model.md §4)."""
     names = _names(point_labels(path)[0])
-    with h5py.File(path, "r") as f:
-        axis, x = _one_axis(f)
-        if "lyapunov" not in f:
-            raise ConfigError(f"{path!r} has no Lyapunov exponents (run the sweep with lyapunov = true)")
-        lam = f["lyapunov"][:, :k]
+    data = read_sweep(path, ("lyapunov",))
+    axis, x = _one_axis(data)
+    if "lyapunov" not in data.arrays:
+        raise ConfigError(f"{path!r} has no Lyapunov exponents (run the sweep with lyapunov = true)")
+    lam = data.arrays["lyapunov"][:, :k]
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 2.8), constrained_layout=True)
     fig = ax.figure
@@ -105,13 +99,13 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
 
 def finite_error_figure(path, ax=None):
     """Distance of the finite-N network to the aligned mean field against N, one line per value of the
-    other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, issue 6)."""
-    with h5py.File(path, "r") as f:
-        axes = json.loads(f.attrs["axes"])
-        if "finite_error" not in f or axes[-1] != "n_bits" or len(axes) != 2:
-            raise ConfigError(f"{path!r} is not a finite-N sweep over one parameter and n_bits")
-        values, n_bits = f[axes[0]][...], f["n_bits"][...]
-        error, stderr = f["finite_error"][...], f["finite_error_stderr"][...]
+    other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, docs/model.md §6.3)."""
+    data = read_sweep(path, ("finite_error", "finite_error_stderr"))
+    axes = data.axes
+    if "finite_error" not in data.arrays or axes[-1] != "n_bits" or len(axes) != 2:
+        raise ConfigError(f"{path!r} is not a finite-N sweep over one parameter and n_bits")
+    values, n_bits = data.coords[axes[0]], data.coords["n_bits"]
+    error, stderr = data.arrays["finite_error"], data.arrays["finite_error_stderr"]
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.2, 3.4), constrained_layout=True)
     fig = ax.figure
@@ -132,11 +126,11 @@ def finite_error_figure(path, ax=None):
 def class_map(path, ax=None):
     """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x)."""
     codes = point_labels(path)[0]
-    with h5py.File(path, "r") as f:
-        axes = json.loads(f.attrs["axes"])
-        if len(axes) != 2:
-            raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
-        x, y = f[axes[0]][...], f[axes[1]][...]
+    data = read_sweep(path)
+    axes = data.axes
+    if len(axes) != 2:
+        raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
+    x, y = data.coords[axes[0]], data.coords[axes[1]]
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.2, 3.8), constrained_layout=True)
     fig = ax.figure

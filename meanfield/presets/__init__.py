@@ -1,4 +1,4 @@
-"""Ready-made models. ``paper()`` is the configuration of Poc-López & Aguilera (spec §1.5)."""
+"""Ready-made models. ``paper()`` is the configuration of Poc-López & Aguilera (docs/model.md §1.3)."""
 from __future__ import annotations
 
 import tomllib
@@ -6,18 +6,20 @@ from importlib import resources
 
 import numpy as np
 
-from ..config import ModelSpec
-from ..model import State
-from ..weights import coefficients_from_correlations, correlations_from_weights, weights_from_segments
+from ..errors import ConfigError
+from ..model.spec import ModelSpec
+from ..model.state import State
+from ..model.weights import (FEATURES, coefficients_from_correlations, coefficients_from_weights,
+                             correlations_from_weights, weights_from_segments)
 
 
 def paper(beta_o: float | None = None, **overrides) -> ModelSpec:
-    """The paper's model: seed-1 segment weights (spec §2.1), L = 4, P = 2, ε = 0.02, β_att = 2.2,
-    scaling_att = 100 (γ = 220/√3 ≈ 127.017, see :class:`~meanfield.config.ModelSpec`), started by default
-    from the paper's checkpoint (spec §3).
+    """The paper's model: seed-1 segment weights (docs/model.md §1.2), L = 4, P = 2, ε = 0.02, β_att = 2.2,
+    scaling_att = 100 (γ = 220/√3 ≈ 127.017, see :class:`~meanfield.model.spec.ModelSpec`), started by default
+    from the paper's checkpoint (docs/model.md §2.2).
 
     The coefficient tables are built from the pair and quad correlations in the reference's floating-point
-    order (K = S·E, spec §1.1), so they carry the reference's ~1e-16 residues. Any scalar parameter
+    order (K = S·E, docs/model.md §1.1), so they carry the reference's ~1e-16 residues. Any scalar parameter
     (``beta_o``, ``beta_att``, ``gamma``, ``epsilon``, ``scaling_att``, ``scaling_o``, ``control.kp``, ...)
     can be overridden by keyword.
     """
@@ -42,9 +44,8 @@ def paper(beta_o: float | None = None, **overrides) -> ModelSpec:
 def random(seed: int, n_features: int = 3, n_semantic: int = 99, pe_bits: int = 2, context: int = 4,
            **overrides) -> ModelSpec:
     """A model built from random ±1 weight matrices (drawn with ``numpy.random.default_rng(seed)``), for any
-    number of features M; its tables come from the sign-class formula of :mod:`meanfield.weights` and it
+    number of features M; its tables come from the sign-class formula of :mod:`meanfield.model.weights` and it
     carries the matrices (token starts, finite-N networks). No checkpoint: pass a start state."""
-    from ..weights import FEATURES, coefficients_from_weights
     rng = np.random.default_rng(seed)
     weights = {a: rng.choice([-1, 1], size=(n_features, n_semantic + pe_bits)) for a in FEATURES}
     coefficients, pe = coefficients_from_weights(weights, pe_bits)
@@ -57,7 +58,6 @@ PRESETS = {"paper": paper, "random": random}
 
 def preset(name: str, **overrides) -> ModelSpec:
     """A preset by name (``"paper"``) with overrides; unknown names are a ConfigError."""
-    from ..errors import ConfigError
     if name not in PRESETS:
         raise ConfigError(f"model.preset = {name!r} is not allowed: known presets are {sorted(PRESETS)}")
     return PRESETS[name](**overrides)

@@ -1,22 +1,23 @@
-"""Side-by-side comparison of sweep files of PID-controlled variants (issue 5 item 3 and 4).
+"""Side-by-side comparison of sweep files of PID-controlled variants (docs/model.md §5.4).
 
 Reads sweep files written by :func:`meanfield.sweep` (``runs/pid_*.toml``): 1-D sweeps over β_o — one per
 variant, on the same grid — and 2-D sweeps over (β_o, a gain). Every point is classified by
 :func:`meanfield.analysis.classify` from its stored ``mo_se`` tail and Lyapunov exponents; per variant the
-comparison table holds the class fractions, the representation-collapse metrics of :mod:`meanfield.pid`
+comparison table holds the class fractions, the representation-collapse metrics of :mod:`meanfield.studies.pid`
 computed from the stored ``att``/``mo_se`` tails, the robustness to start perturbations and the integral
 wind-up (both re-simulated at a few probe β values from the model stored in the file).
 """
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 
-import h5py
 import numpy as np
 
-from .errors import StoreError
+from ..analysis import LABELS
+from ..errors import StoreError
+from ..model.spec import ModelSpec
+from ..sweeps.labels import point_labels
+from ..sweeps.store import read_sweep
 from .pid import effective_rank, nanmean, robustness, token_spread
 
 #: Class columns of the table (hyperchaotic counts as chaotic; points not computed are left out).
@@ -43,33 +44,18 @@ class Sweep:
 
 def load_sweep(path) -> Sweep:
     """Read a sweep file (StoreError when it is not one, or lacks the ``mo_se`` tail needed to classify)."""
-    from .config import ModelSpec
-    path = os.fspath(path)
-    try:
-        f = h5py.File(path, "r")
-    except OSError as exc:
-        raise StoreError(f"{path!r} cannot be read as HDF5: {exc}") from None
-    with f:
-        if f.attrs.get("kind") != "sweep":
-            raise StoreError(f"{path!r} is not a sweep file (kind = {f.attrs.get('kind')!r}); write it with "
-                             "`meanfield sweep`")
-        if "tail_mo_se" not in f:
-            raise StoreError(f"{path!r} has no mo_se tail: classification needs [record] observables = "
-                             "[\"mo_se\", ...] and tail > 0 (see runs/pid_*.toml)")
-        axes = json.loads(f.attrs["axes"])
-        coords = {a: f[a][...] for a in axes}
-        names = ("done", "lyapunov", "lyapunov_stderr", "tail_mo_se", "tail_att", "hist")
-        arrays = {n: f[n][...] for n in names if n in f}
-        run = json.loads(f.attrs["run_json"])
-        model = ModelSpec.from_dict(json.loads(f.attrs["model"]))
-    return Sweep(path, run["name"], axes, coords, model, run, arrays)
+    names = ("done", "lyapunov", "lyapunov_stderr", "tail_mo_se", "tail_att", "hist")
+    data = read_sweep(path, names)
+    if "tail_mo_se" not in data.arrays:
+        raise StoreError(f"{data.path!r} has no mo_se tail: classification needs [record] observables = "
+                         "[\"mo_se\", ...] and tail > 0 (see runs/pid_*.toml)")
+    return Sweep(data.path, data.run["name"], data.axes, data.coords, ModelSpec.from_dict(data.attrs["model"]),
+                 data.run, data.arrays)
 
 
 def classify_sweep(sweep: Sweep) -> np.ndarray:
     """Label of every grid point (grid shape; "missing" where not computed), from the evidence stored by
-    the sweep or its stored tail and exponents (:func:`meanfield.sweep_analysis.point_labels`)."""
-    from .analysis import LABELS
-    from .sweep_analysis import point_labels
+    the sweep or its stored tail and exponents (:func:`meanfield.sweeps.labels.point_labels`)."""
     codes, _ = point_labels(sweep.path)
     names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"], dtype=object)
     sweep.labels = names[codes]          # code -1 (not computed) picks "missing"

@@ -1,9 +1,9 @@
-"""PID-controlled attention (issue 5): the variants and the two properties PIDformer claims, measured over
-token steps instead of layers.
+"""PID-controlled attention (docs/model.md §5): the variants and the two properties PIDformer claims, measured
+over token steps instead of layers.
 
-The control law is the one of issue 5 (:mod:`meanfield.kernels.step` documents it): with a_t the uncontrolled
-attention output of spec §1.3 step 5, e_t = r - ã_{t-1}, I_t = ρ I_{t-1} + e_t (|I| <= I_max),
-ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}); gains live in :class:`meanfield.config.Control` and are
+The control law is that of docs/model.md §5.1: with a_t the uncontrolled attention output (docs/model.md §3
+step 5), e_t = r - ã_{t-1}, I_t = ρ I_{t-1} + e_t (|I| <= I_max),
+ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}); gains live in :class:`meanfield.model.spec.Control` and are
 sweep axes (``control.kp`` ...). This module measures, per variant:
 
 * representation collapse: :func:`effective_rank` of the L×M attention window (Roy & Vetterli: exp of the
@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..model.layout import batch_parameters, control_start
+from ..model.state import State
+from ..simulate import simulate_batch
 
-#: The variants compared by default: gains of :class:`meanfield.config.Control` (issue 5: none, P, PI, PD, PID).
+#: The variants compared by default: gains of :class:`meanfield.model.spec.Control` (none, P, PI, PD, PID).
 VARIANTS = {
     "none": {},
     "P": {"kp": 0.3},
@@ -96,7 +99,6 @@ def perturbed_starts(model, state, deltas=DELTAS, directions: int = DIRECTIONS, 
     point): perturbed starts carry [r, I_0, r - ã_{-1}] (fresh start, e_{-1} = e_0) or the state's own
     carried controller.
     """
-    from .model import State, batch_parameters, control_start
     rng = np.random.default_rng(seed)
     units = rng.standard_normal((directions,) + state.att.shape)
     units /= np.linalg.norm(units.reshape(directions, -1), axis=1)[:, None, None]
@@ -112,7 +114,7 @@ def perturbed_starts(model, state, deltas=DELTAS, directions: int = DIRECTIONS, 
 
 def robustness(model, betas, steps: int = 4000, transient: int = 2000, *, start=None, deltas=DELTAS,
                directions: int = DIRECTIONS, seed: int = 0) -> dict:
-    """Perturb the start state and measure the long-time distance to the unperturbed run (issue 5 item 4).
+    """Perturb the start state and measure the long-time distance to the unperturbed run (docs/model.md §5.4).
 
     For every β_o in ``betas``: runs from ``start`` (default: the model's checkpoint) and from its
     perturbations (:func:`perturbed_starts`), recorded after ``transient``. Returns arrays of shape
@@ -122,7 +124,6 @@ def robustness(model, betas, steps: int = 4000, transient: int = 2000, *, start=
     (unperturbed run; NaN without controller), ``effective_rank`` and ``token_spread`` of the unperturbed run.
     Divergent points get NaN metrics.
     """
-    from .simulate import simulate_batch
     betas = np.atleast_1d(np.asarray(betas, dtype=np.float64))
     starts = perturbed_starts(model, start or model.checkpoint, deltas, directions, seed)
     n_runs = len(starts)

@@ -1,22 +1,23 @@
-"""What float32 costs: a built-in check of a float32 GPU run against float64 on a sample of points
-(design.md, Conventions: "float32 only where asked, with a check of what it costs in accuracy"; issue 7
-item 4).
+"""What float32 costs: a check of a float32 GPU run against float64 on a sample of points (float64 is the
+default; float32 runs only where asked, and this says what it costs in accuracy).
 
 :func:`precision_check` runs the sampled points twice on the CUDA backend (``"cuda"`` and
 ``"cuda:float32"``) and reports, as a flat dict of scalars a sweep can store in the run's attributes:
 
 * the divergence time of the trajectories — the first iteration at which max |A64 - A32| over the window
   row exceeds ``tolerance`` (a chaotic orbit separates after ~ ln(tol/2^-24)/λ1 steps; a periodic one never);
-* the agreement of λ1 (spec §4.1) when exponents are computed;
+* the agreement of λ1 (docs/model.md §4) when exponents are computed;
 * the agreement of the attractor classes of :func:`meanfield.analysis.classify` (when it can classify).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..analysis import classify
 from ..errors import MeanfieldError
+from ..simulate import simulate_batch
 
-#: Observable compared for the divergence time (the attention output, spec §1.3 step 5).
+#: Observable compared for the divergence time (the attention output, docs/model.md §3 step 5).
 DIVERGENCE_OBSERVABLE = "att"
 
 
@@ -47,7 +48,6 @@ def precision_check(model, steps: int, transient: int = 0, *, parameters: dict |
     separated), the largest and median |Δλ1| (with exponents), and the fraction of points whose class agrees
     (with ``classify`` and when classification succeeds).
     """
-    from ..simulate import simulate_batch
     n_points = _n_points(parameters)
     idx = sample_points(n_points, int(sample))
     params = None if parameters is None else {k: np.asarray(v).reshape(-1)[idx] for k, v in parameters.items()}
@@ -88,7 +88,6 @@ def _n_points(parameters) -> int:
 
 def _class_agreement(r64, r32):
     """Fraction of points with the same class label in both precisions (None if classification fails)."""
-    from ..analysis import classify
     try:
         same = []
         for i in range(r64.records["mo_se"].shape[0]):

@@ -1,5 +1,9 @@
-"""HDF5 storage (h5py): one file per run, named dimensions readable by ``xarray.open_dataset(path,
-engine="h5netcdf")``, the model/run spec and provenance in attributes (design.md, Storage)."""
+"""HDF5 storage (h5py), the schema of docs/storage.md: one file per run, named dimensions readable by
+``xarray.open_dataset(path, engine="h5netcdf")``, the model/run spec and provenance in attributes.
+
+The only module that imports h5py: every other module reads and writes result files through the functions
+here (trajectory files, sweep files, the ``analysis`` group of a classified sweep).
+"""
 from __future__ import annotations
 
 import datetime
@@ -7,17 +11,21 @@ import json
 import os
 import platform
 import subprocess
+from dataclasses import dataclass
 
 import h5py
 import numpy as np
 
-from .analysis.classify import EVIDENCE
-from .errors import StoreError
+from ..errors import StoreError
+from ..kernels.reductions import bin_edges
+from ..model.layout import OBSERVABLES
+from ..version import __version__
+from .evidence import EVIDENCE
+from .runfile import RunSpec
 
 
 def provenance() -> dict:
     """Package version, git commit (when run from a checkout), host and creation time."""
-    from . import __version__
     here = os.path.dirname(os.path.abspath(__file__))
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
@@ -65,8 +73,7 @@ def open_new(path, overwrite: bool = False) -> h5py.File:
 
 def write_trajectory(path, trajectory, overwrite: bool = False) -> str:
     """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature) and, with exponents,
-    (exponent); the model spec (JSON) and provenance in attributes."""
-    from .model import OBSERVABLES
+    (exponent); the model spec (JSON) and provenance in attributes (docs/storage.md §2)."""
     with open_new(path, overwrite) as f:
         n_features = trajectory.model.n_features
         rows = next((len(getattr(trajectory, o)) for o in OBSERVABLES if getattr(trajectory, o) is not None), 0)
@@ -106,7 +113,7 @@ def read_attrs(path) -> dict:
     return attrs
 
 
-# --- sweeps (issue 3) ---------------------------------------------------------------------------------
+# --- sweeps (docs/storage.md §3) ---------------------------------------------------------------------
 #
 # Every dataset is allocated in full (contiguous, early allocation, fill values) when the file is created and
 # the file is flushed then: afterwards a sweep only overwrites raw data bytes, never HDF5 metadata, so a
@@ -116,21 +123,25 @@ def read_attrs(path) -> dict:
 SWEEP_KIND = "sweep"
 
 
-def sweep_layout(run) -> dict:
-    """Datasets of a sweep file: name -> (extra dims, dtype, fill). Every dataset has the grid axes first."""
+#: Datasets particular to the system a sweep runs (:attr:`RunSpec.system`): the mean field hands its final
+#: state on (continuation, resume); the finite network stores its distance to the aligned mean field
+#: (docs/model.md §6.3) and has no end state to hand off.
+SYSTEM_DATASETS = {
+    "mean_field": {"final_depth": ((), np.int16, 0), "final_att": (("window", "feature"), np.float64, np.nan),
+                   "final_pe": (("window", "pe_bit"), np.float64, np.nan)},
+    "finite": {"finite_error": ((), np.float64, np.nan), "finite_error_stderr": ((), np.float64, np.nan)},
+}
+
+
+def sweep_layout(run: RunSpec) -> dict:
+    """Datasets of a sweep file: name -> (extra dims, dtype, fill). Every dataset has the grid axes first
+    (docs/storage.md §3)."""
     model = run.model
     spec = run.reductions
-    layout = {"done": ((), np.uint8, 0), "final_depth": ((), np.int16, 0),
-              "final_att": (("window", "feature"), np.float64, np.nan),
-              "final_pe": (("window", "pe_bit"), np.float64, np.nan),
+    layout = {"done": ((), np.uint8, 0), **SYSTEM_DATASETS[run.system],
               "hist": (("feature", "ybin"), np.uint32, 0), "distinct": (("feature",), np.int32, -1),
-              "evidence": (("evidence_key",), np.float64, np.nan),     # meanfield.sweep_analysis
-              "max_integral": ((), np.float64, np.nan), "diverged_at": ((), np.int64, -1)}   # PID (issue 5)
-    if run.finite is not None:
-        # the finite network (issue 6, spec §5.3): no MF end state to hand off; evidence NaN, PID fields unset
-        for name in ("final_depth", "final_att", "final_pe"):
-            del layout[name]
-        layout.update({"finite_error": ((), np.float64, np.nan), "finite_error_stderr": ((), np.float64, np.nan)})
+              "evidence": (("evidence_key",), np.float64, np.nan),
+              "max_integral": ((), np.float64, np.nan), "diverged_at": ((), np.int64, -1)}
     if run.continuation is not None and run.continuation.pre_steps:
         layout.update({"pre_depth": ((), np.int16, 0), "pre_att": (("window", "feature"), np.float64, np.nan),
                        "pre_pe": (("window", "pe_bit"), np.float64, np.nan)})
@@ -147,9 +158,8 @@ def sweep_layout(run) -> dict:
     return layout
 
 
-def _coordinates(run) -> dict:
+def _coordinates(run: RunSpec) -> dict:
     model, spec = run.model, run.reductions
-    from .reductions import bin_edges
     edges = bin_edges(spec)
     rows = (run.steps - run.transient + run.record.every - 1) // run.record.every
     tail = min(run.record.tail, rows)
@@ -247,14 +257,21 @@ def write_points(f: h5py.File, run, indices, arrays: dict) -> None:
 
 
 def read_points(f: h5py.File, names, indices) -> dict:
-    """Per-point datasets ``names`` at flat ``indices`` (in that order), point on axis 0."""
+    """Per-point datasets ``names`` at flat ``indices`` (in that order), point on axis 0; names the file does
+    not hold are left out."""
     indices = np.asarray(indices, dtype=np.int64)
     coords = np.unravel_index(indices, tuple(f["done"].shape))
-    out = {}
-    for name in names:
-        full = f[name][...]
-        out[name] = full[coords]
-    return out
+    return {name: f[name][...][coords] for name in names if name in f}
+
+
+def done_flags(f: h5py.File) -> np.ndarray:
+    """The flat (C order) bool array of points whose results are stored."""
+    return f["done"][...].reshape(-1).astype(bool)
+
+
+def mark_finished(f: h5py.File) -> None:
+    """Stamp the ``finished`` attribute (UTC time) on a sweep file whose points are all done."""
+    f.attrs["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
 
 
 def sweep_summary(path) -> dict:
@@ -263,20 +280,66 @@ def sweep_summary(path) -> dict:
     with h5py.File(path, "r") as f:
         done = f["done"][...]
         axes = {name: (float(f[name][0]), float(f[name][-1]), len(f[name])) for name in attrs["axes"]}
-        datasets = {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
-    return {"attrs": attrs, "done": int(done.sum()), "total": int(done.size), "axes": axes, "datasets": datasets}
+    return {"attrs": attrs, "done": int(done.sum()), "total": int(done.size), "axes": axes,
+            "datasets": datasets(path)}
+
+
+def datasets(path) -> dict:
+    """Shape and dtype of every top-level dataset of a result file: name -> (shape, dtype name)."""
+    with h5py.File(os.fspath(path), "r") as f:
+        return {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
+
+
+@dataclass(frozen=True, eq=False)
+class SweepData:
+    """A sweep file read back: its attributes (JSON decoded: ``run_json``, ``model``, ``axes`` ...), the grid
+    axes in order with their coordinates, and the datasets asked for (whole arrays, grid axes first)."""
+
+    path: str
+    attrs: dict
+    axes: list
+    coords: dict
+    arrays: dict
+
+    @property
+    def run(self) -> dict:
+        """The run spec as stored (:meth:`RunSpec.to_dict` of the sweep)."""
+        return self.attrs["run_json"]
+
+
+def read_sweep(path, names=()) -> SweepData:
+    """The datasets ``names`` that a sweep file holds (absent ones are left out), with its attributes and axes;
+    StoreError when ``path`` is not a readable sweep file."""
+    path = os.fspath(path)
+    attrs = read_attrs(path)
+    if attrs.get("kind") != SWEEP_KIND:
+        raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}); write it with "
+                         "`meanfield sweep`")
+    axes = list(attrs["axes"])
+    with h5py.File(path, "r") as f:
+        coords = {name: f[name][...] for name in axes}
+        arrays = {name: f[name][...] for name in names if name in f}
+    return SweepData(path, attrs, axes, coords, arrays)
+
+
+def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
+    """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` and ``period`` over the
+    grid axes, and the group attributes ``attrs``."""
+    axes = read_attrs(path)["axes"]
+    with h5py.File(os.fspath(path), "r+") as f:
+        if "analysis" in f:
+            del f["analysis"]
+        group = f.create_group("analysis")
+        scales = [dimension(group, name, f[name][...]) for name in axes]
+        attach(group.create_dataset("label", data=label), *scales)
+        attach(group.create_dataset("period", data=period), *scales)
+        group.attrs.update(attrs)
 
 
 def open_run(path):
-    """A sweep file as an ``xarray.Dataset`` (lazy, engine h5netcdf) when xarray is installed, else a dict
-    of numpy arrays plus ``attrs``. Close the Dataset before resuming the sweep into the same file."""
+    """A result file as an ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md). Close it before
+    resuming the sweep into the same file."""
+    import xarray
     path = os.fspath(path)
     read_attrs(path)                                   # StoreError when not readable
-    try:
-        import xarray
-    except ImportError:
-        with h5py.File(path, "r") as f:
-            out = {name: obj[...] for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
-        out["attrs"] = read_attrs(path)
-        return out
     return xarray.open_dataset(path, engine="h5netcdf")

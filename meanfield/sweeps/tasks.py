@@ -1,0 +1,155 @@
+"""The work a sweep's workers do: simulate and reduce one chunk of grid points, returning numpy arrays (the
+client writes them, :mod:`.store`). One task function per system, in the registry :data:`TASKS` keyed by
+:attr:`RunSpec.system <meanfield.sweeps.runfile.RunSpec.system>`: a new system is one entry there and its
+datasets in :data:`meanfield.sweeps.store.SYSTEM_DATASETS`.
+
+A point's results do not depend on the other points of its chunk, hence nothing depends on the chunk size,
+the number of workers or the completion order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..finite import simulate_finite_batch
+from ..kernels.reductions import reduce_points
+from ..model.state import State
+from ..simulate import simulate_batch
+from .evidence import EVIDENCE, point_evidence
+from .runfile import RunSpec
+
+def handoff_names(run: RunSpec) -> tuple:
+    prefix = "pre" if run.continuation is not None and run.continuation.pre_steps else "final"
+    return tuple(f"{prefix}_{part}" for part in ("att", "pe", "depth"))
+
+
+def _starts(run: RunSpec, model, parents, sources):
+    """Start States of a chunk: the run's base start, or the parent's hand-off found in ``sources``."""
+    base = run.base_state(model) or model.checkpoint
+    if np.all(parents < 0):
+        return base
+    att, pe, depth = handoff_names(run)
+    lookup = {}
+    for source in sources:
+        for i, flat in enumerate(source["index"]):
+            lookup[int(flat)] = (source, i)
+    starts = []
+    for parent in parents:
+        if parent < 0:
+            starts.append(base)
+            continue
+        source, i = lookup[int(parent)]
+        pe_window = source[pe][i] if pe in source else np.zeros((model.context, 0))
+        starts.append(State(att=source[att][i, :int(source[depth][i])], pe=pe_window))
+    return starts
+
+
+#: Recorded rows a GPU sweep copies back per point to measure the classification evidence (CPU: all rows).
+GPU_CLASSIFY_ROWS = 10_000
+
+
+def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
+    """The points ``indices`` of a run with a ``[finite]`` table (docs/model.md §6); ``parents`` and
+    ``sources`` are unused (a finite point starts from x0 = W^o[0], never from a neighbour).
+
+    Points are grouped by N_se (the last grid axis) and each group is one
+    :func:`~meanfield.finite.simulate_finite_batch` call with the groups' parameter values; replica r draws
+    from the stream (seed, r) at every point, so nothing depends on the chunking. Per point:
+    ``finite_error``, the replica average of the mean |m^{o,se}_N − m^{o,se}_MF| over all features and the
+    first ``aligned_steps`` aligned rows (finite rows L+1 .., as
+    :meth:`~meanfield.finite.FiniteTrajectory.aligned_error`), ``finite_error_stderr`` (sample standard
+    deviation over replicas / √R; NaN for R = 1), the reductions of the replica-mean observable over rows
+    ``transient`` .. ``steps``-1 (every ``record.every``-th; finite convention, no factor w, docs/model.md §8), tails
+    of the replica means, and evidence NaN / max_integral NaN / diverged_at -1 (no exponents or PID here).
+    """
+    import numba
+    # A worker's WORKER_ENV (NUMBA_NUM_THREADS=1) reaches os.environ after numba was imported. The finite kernel
+    # is loaded from numba's cache and starts the thread pool without re-reading the environment; the MF
+    # kernel compiled next would then find the setting changed and fail. Read it now, before any thread starts.
+    numba.config.reload_config()
+    model, spec = run.model, run.finite
+    indices = np.asarray(indices, dtype=np.int64)
+    n = len(indices)
+    n_bits = run.n_bits(indices)
+    first, window = model.context + 1, spec.aligned_steps
+    rows = slice(run.transient, run.steps, run.record.every)
+    error = np.full(n, np.nan)
+    stderr = np.full(n, np.nan)
+    names = set(run.record.observables) | {run.reductions.observable}
+    series = {}
+    for value in np.unique(n_bits):
+        group = np.flatnonzero(n_bits == value)
+        batch = simulate_finite_batch(model, int(value), run.steps, spec.replicas,
+                                      parameters=run.parameters(indices[group]), seed=spec.seed, sampler=spec.sampler)
+        diff = (batch.replica["mo_se"][:, :, first:first + window]
+                - batch.mean_field["mo_se"][:, None, first:first + window])
+        per_replica = np.abs(diff).mean(axis=(2, 3))                # (points, R)
+        error[group] = per_replica.mean(axis=1)
+        if spec.replicas > 1:
+            stderr[group] = per_replica.std(axis=1, ddof=1) / np.sqrt(spec.replicas)
+        for name in names:
+            means = batch.replica[name][:, :, rows].mean(axis=1)     # (points, rows, M)
+            series.setdefault(name, np.empty((n,) + means.shape[1:]))[group] = means
+    out = {"index": indices, "finite_error": error, "finite_error_stderr": stderr}
+    out.update(reduce_points(np.ascontiguousarray(series[run.reductions.observable]), run.reductions))
+    out["evidence"] = np.full((n, len(EVIDENCE)), np.nan)
+    out["max_integral"] = np.full(n, np.nan)
+    out["diverged_at"] = np.full(n, -1, dtype=np.int64)
+    if run.record.tail:
+        for name in run.record.observables:
+            out[f"tail_{name}"] = series[name][:, -run.record.tail:]
+    return out
+
+
+def mean_field_chunk(run: RunSpec, indices, parents, sources) -> dict:
+    """The points ``indices`` of a mean-field run (docs/model.md §3, §4): each starts from the run's base start
+    or its continuation parent's hand-off (:func:`compute_chunk`), optionally after a pre-run."""
+    model = run.model
+    indices = np.asarray(indices, dtype=np.int64)
+    params = run.parameters(indices)
+    start = _starts(run, model, np.asarray(parents, dtype=np.int64), sources)
+    out = {"index": indices}
+    if run.continuation is not None and run.continuation.pre_steps:
+        pre_steps = run.continuation.pre_steps
+        pre = simulate_batch(model, pre_steps, pre_steps - 1, parameters=params, start=start, record=("att",),
+                             backend=run.backend)
+        out.update(pre_att=pre.final_att, pre_pe=pre.final_pe, pre_depth=pre.final_depth)
+        start = [pre.final_state(i) for i in range(len(indices))]
+    backend, reducer = run.backend, None
+    if backend.startswith("cuda"):
+        # reductions on the device; only a tail (for the tails stored and the classification) comes back
+        from ..kernels.cuda_reductions import ReducingBackend
+        backend = reducer = ReducingBackend(run.reductions, tail=max(run.record.tail, GPU_CLASSIFY_ROWS),
+                                            dtype=run.backend.partition(":")[2] or "float64")
+    result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,
+                            lyapunov=run.lyapunov or False, record=run.recorded, record_every=run.record.every,
+                            backend=backend)
+    out.update(final_att=result.final_att, final_pe=result.final_pe, final_depth=result.final_depth)
+    if run.lyapunov:
+        out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
+    observed = result.records[run.reductions.observable]
+    out.update(reducer.reduced if reducer is not None else reduce_points(observed, run.reductions))
+    out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr)
+    out["max_integral"] = result.max_integral
+    out["diverged_at"] = result.diverged_at
+    if run.record.tail:
+        for name in run.record.observables:
+            out[f"tail_{name}"] = result.records[name][:, -run.record.tail:]
+    return out
+
+
+#: The task of each system (:attr:`RunSpec.system`): ``task(run, indices, parents, sources) -> dict``.
+TASKS = {"mean_field": mean_field_chunk, "finite": finite_chunk}
+
+
+def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
+    """Simulate and reduce the grid points ``indices`` (flat, C order); a Dask task.
+
+    ``parents`` holds, per point, the flat index of the point whose hand-off state it starts from (-1: the
+    run's base start); ``sources`` are earlier chunk results (or arrays read back from the file) holding
+    those hand-off states. Returns the per-point arrays of :func:`meanfield.sweeps.store.sweep_layout` and
+    ``index``, computed by the task of the run's system (:data:`TASKS`).
+    """
+    return TASKS[run.system](run, indices, parents, sources)
+
+
+__all__ = ["TASKS", "compute_chunk", "mean_field_chunk", "finite_chunk", "handoff_names", "GPU_CLASSIFY_ROWS"]
