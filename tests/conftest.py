@@ -3,7 +3,7 @@ import pathlib
 import numpy as np
 import pytest
 
-DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+DATA = pathlib.Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")

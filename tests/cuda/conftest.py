@@ -1,4 +1,4 @@
-"""Shared helpers of the CUDA backend tests (issue 7).
+"""Shared helpers of the CUDA backend tests.
 
 The ``cudasim`` tests run in their own process with ``NUMBA_ENABLE_CUDASIM=1`` set before numba is imported:
 

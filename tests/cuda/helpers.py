@@ -26,7 +26,7 @@ def random_start(model: mf.ModelSpec, seed: int, depth: int | None = None) -> mf
 def kernel_args(model, parameters, start, steps, transient, n_exponents, record_every=1, n_blocks=4,
                 qr_every=1, selection=(0, 1, 2, 3, 4, 5)):
     """The arguments of a backend ``run_batch`` as :func:`meanfield.simulate.simulate_batch` builds them."""
-    from meanfield.model import batch_parameters, control_start, map_tables
+    from meanfield.model.layout import batch_parameters, control_start, map_tables
     from meanfield.simulate import _start_arrays
     params = batch_parameters(model, parameters)
     att0, pe0, depth0 = _start_arrays(model, start, params.shape[0])[:3]

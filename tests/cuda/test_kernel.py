@@ -1,4 +1,4 @@
-"""The CUDA kernel equals the CPU kernel (issue 7 tests), in the CUDA simulator.
+"""The CUDA kernel equals the CPU kernel, in the CUDA simulator.
 
 Run: ``NUMBA_ENABLE_CUDASIM=1 python -m pytest tests/cuda -m cudasim``. Each test stays under 1e5
 thread-steps (points × steps): the simulator runs every thread in Python.
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from cuda_helpers import SIMULATOR, kernel_args, random_model, random_start
+from .helpers import SIMULATOR, kernel_args, random_model, random_start
 
 pytestmark = [pytest.mark.cudasim,
               pytest.mark.skipif(not SIMULATOR, reason="needs NUMBA_ENABLE_CUDASIM=1 (separate process)")]

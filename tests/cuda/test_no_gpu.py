@@ -1,4 +1,4 @@
-"""Without a GPU, backend = "cuda" is one clear BackendError and the CPU path still works (issue 7).
+"""Without a GPU, backend = "cuda" is one clear BackendError and the CPU path still works.
 
 Runs in the MAIN test process (no cudasim marker, no simulator): the missing GPU is this machine's real
 state, and is also forced by patching so the test means the same on a machine with a GPU.
@@ -70,7 +70,7 @@ def test_gpu_worker_env(monkeypatch):
 
 
 def test_float32_check_helpers():
-    from meanfield.kernels.cuda_precision import divergence_steps, sample_points
+    from meanfield.studies.precision import divergence_steps, sample_points
     assert list(sample_points(3, 16)) == [0, 1, 2]
     assert list(sample_points(101, 3)) == [0, 50, 100]
     x = np.zeros((3, 5, 2))

@@ -1,16 +1,16 @@
-"""The float32 check against float64 (issue 7 item 4), in the simulator."""
+"""The float32 check against float64, in the simulator."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from cuda_helpers import SIMULATOR
+from .helpers import SIMULATOR
 
 pytestmark = [pytest.mark.cudasim,
               pytest.mark.skipif(not SIMULATOR, reason="needs NUMBA_ENABLE_CUDASIM=1 (separate process)")]
 
 
 def test_precision_check_reports_scalars():
-    from meanfield.kernels.cuda_precision import precision_check
+    from meanfield.studies.precision import precision_check
     report = precision_check(mf.presets.paper(), 80, 10, parameters={"beta_o": np.linspace(0.5, 3.0, 30)},
                              lyapunov=2, sample=3, divergence_steps_max=60)
     assert report["float32_check_points"] == 3

@@ -1,6 +1,6 @@
-"""The CUDA kernels compile for a real GPU (sm_90 PTX through NVVM), without a GPU (issue 7).
+"""The CUDA kernels compile for a real GPU (sm_90 PTX through NVVM), without a GPU.
 
-The simulator runs kernels as Python and accepts code a real GPU rejects (design.md, Conventions: runtime
+The simulator runs kernels as Python and accepts code a real GPU rejects (runtime
 local-array shapes, zero-sized local arrays, untyped constructs). This test compiles the batch kernel
 (float64/float32, with and without exponents) and the reduction kernel to PTX with numba's real CUDA
 compiler, which only needs libNVVM and libdevice (a CUDA toolkit, e.g. /usr/local/cuda); it is skipped where

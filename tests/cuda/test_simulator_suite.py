@@ -1,6 +1,6 @@
 """Runs the CUDA-simulator tests (marked ``cudasim``) in a child process, so that the README's single test
 command covers them: the simulator must be enabled before numba is imported, which this process has done
-already (design.md, Conventions)."""
+already."""
 import os
 import re
 import subprocess

@@ -1,10 +1,10 @@
 """A sweep chunk on the CUDA backend (device reductions, classification on the returned rows) equals the CPU
-chunk (issue 7 item 2/3). Runs in the simulator process (NUMBA_ENABLE_CUDASIM=1)."""
+chunk. Runs in the simulator process (NUMBA_ENABLE_CUDASIM=1)."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.sweep import compute_chunk
+from meanfield.sweeps.tasks import compute_chunk
 
 pytestmark = pytest.mark.cudasim
 

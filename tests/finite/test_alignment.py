@@ -1,10 +1,11 @@
-"""The expectation network is the mean-field map (spec §5.3): with the aligned start it equals the MF."""
+"""The expectation network is the mean-field map (docs/model.md §6.3): with the aligned start it equals the MF."""
 import numpy as np
 import pytest
 
 import meanfield as mf
 from meanfield.finite import aligned_start, simulate_finite, simulate_finite_batch
-from meanfield.model import OBSERVABLES, position_code
+from meanfield.model.layout import OBSERVABLES
+from meanfield.model.state import position_code
 
 ALIGNED_ROWS = 30
 
@@ -21,7 +22,7 @@ def test_expectation_equals_aligned_mean_field(beta):
 
 
 def test_mean_field_rows_are_the_plain_simulation():
-    """mean_field rows t >= L+1 are simulate() from the aligned start; mo_se is divided by w (spec §7.2)."""
+    """mean_field rows t >= L+1 are simulate() from the aligned start; mo_se is divided by w (docs/model.md §8)."""
     model = mf.presets.paper(beta_o=1.3)
     traj = simulate_finite(model, 990, 20, 1)
     plain = mf.simulate(model, 20 - model.context - 1, start=traj.mean_field_start)

@@ -1,6 +1,6 @@
-"""The network converges to the mean field like N^(-1/2) where the MF holds (spec §5.3).
+"""The network converges to the mean field like N^(-1/2) where the MF holds (docs/model.md §6.3).
 
-The β/N study behind docs/finite_convergence.png is meanfield.finite_plots.convergence_study.
+The β/N study behind docs/finite_convergence.png is meanfield.studies.convergence.convergence_study.
 """
 import numpy as np
 import pytest
@@ -26,7 +26,7 @@ def test_error_falls_like_inverse_square_root():
 
 @pytest.mark.parametrize("sampler", ["binomial", "bits"])
 def test_paper_beta_is_close_at_large_n(sampler):
-    """β_o = 1.26405: within 1e-2 of the MF over 20 steps at N = 990000 (spec §5.3: max 6.5e-3 there),
+    """β_o = 1.26405: within 1e-2 of the MF over 20 steps at N = 990000 (docs/model.md §9: max 6.5e-3 there),
     far from it at N = 990; the per-bit sampler gives the same picture."""
     errors = aligned_errors(1.26405, sampler, replicas=50)
     assert errors[-1] < 1e-2 and errors[0] > 5e-2

@@ -12,7 +12,7 @@ from numba import njit
 from scipy import stats
 
 from meanfield.finite import finite_weights, simulate_finite
-from meanfield.finite_kernel import UNIT, binomial_minority, bit_threshold, child_key
+from meanfield.kernels.finite import UNIT, binomial_minority, bit_threshold, child_key
 
 Z = 5.0  # two-sided normal false-alarm rate 6e-7
 
@@ -58,7 +58,7 @@ def test_binomial_matches_the_exact_distribution(n, mean):
 @pytest.mark.parametrize("sampler", ["binomial", "bits"])
 def test_first_sampled_token_has_the_exact_moments(paper, sampler):
     """Token 1 is drawn from the deterministic att of x0, so its overlaps have a known mean and variance:
-    class sums have mean n_c t_c and variance n_c (1 - t_c²) (spec §5.1)."""
+    class sums have mean n_c t_c and variance n_c (1 - t_c²) (docs/model.md §6.1)."""
     replicas, n_bits = 4000, 990
     traj = simulate_finite(paper, n_bits, 6, replicas, seed=9, sampler=sampler)
     patterns, counts = finite_weights(paper, n_bits).classes()

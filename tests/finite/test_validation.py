@@ -1,13 +1,13 @@
-"""Arguments are checked before any kernel runs (design.md, Conventions) and weights carry the model's
-statistics exactly (spec §5.1)."""
+"""Arguments are checked before any kernel runs and weights carry the model's
+statistics exactly (docs/model.md §6.1)."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield import finite_kernel
+from meanfield.kernels import finite as finite_kernel
 from meanfield.errors import ConfigError
 from meanfield.finite import finite_weights, simulate_finite
-from meanfield.weights import FEATURES
+from meanfield.model.weights import FEATURES
 
 PAPER_N_SE = 99
 

@@ -1,10 +1,10 @@
-"""Coefficient tables: the reference's seed-1 weights, and the sign-class formula for any M (design.md)."""
+"""Coefficient tables: the reference's seed-1 weights, and the sign-class formula for any M (docs/model.md §1.1)."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield import weights as W
-from meanfield.model import mean_field_step
+from meanfield.model import weights as W
+from meanfield.model.equations import mean_field_step
 
 
 def test_legacy_segments_reproduce_reference_weights(data):
@@ -33,7 +33,7 @@ def test_sign_class_formula_equals_reference_order_for_m3(data):
     weights = {a: ref[f"W{a}"] for a in W.FEATURES}
     general, _ = W.coefficients_from_weights(weights, 2)
     for alpha in W.FEATURES:
-        # the reference's K carries rounding residues <= 1.2e-16 (spec §2.1); /4 -> <= 3e-17
+        # the reference's K carries rounding residues <= 1.2e-16 (docs/model.md §1.1); /4 -> <= 3e-17
         np.testing.assert_allclose(general[alpha], ref[f"corr_signed_{alpha}"] / 4, rtol=0, atol=1e-16)
 
 
@@ -49,7 +49,7 @@ def random_model(n_features, n_se, pe_bits, context, seed, beta_o=1.7):
 
 @pytest.mark.parametrize("n_features", [4, 5])
 def test_mean_fields_equal_brute_force_column_average(n_features):
-    # design.md: m^α_a(A) = <W^α_{i,a} tanh(β W^o_i·A)>_i, computed column by column without sign classes
+    # docs/model.md §1.1: m^α_a(A) = <W^α_{i,a} tanh(β W^o_i·A)>_i, computed column by column without sign classes
     n_se, pe_bits, context = 157, 3, 5
     model, weights = random_model(n_features, n_se, pe_bits, context, seed=n_features)
     rng = np.random.default_rng(0)
@@ -79,7 +79,7 @@ def test_general_m_kernel_equals_numpy_map():
 
 
 def test_manual_orders_tables():
-    # spec §2.2: K^α[j, a] = S[j, order_α[a]] with order_v = roll(identity, -1)
+    # docs/model.md §1.2: K^α[j, a] = S[j, order_α[a]] with order_v = roll(identity, -1)
     coef = W.manual_orders(3)
     signs = W.sign_patterns(3)
     np.testing.assert_array_equal(coef["o"] * 4, signs)

@@ -1,4 +1,4 @@
-"""Models for the PID-control tests (issue 5)."""
+"""Models for the tests of the simulated systems."""
 import pytest
 
 import meanfield as mf

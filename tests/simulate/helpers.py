@@ -1,4 +1,4 @@
-"""Helpers shared by the PID-control tests (issue 5)."""
+"""Helpers shared by the tests of the simulated systems."""
 
 
 def with_control(model, **gains):

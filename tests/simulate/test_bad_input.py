@@ -1,4 +1,4 @@
-"""Bad input: ConfigError naming the key, raised before any kernel runs, nothing written (issue 2 §6)."""
+"""Bad input: ConfigError naming the key, raised before any kernel runs, nothing written."""
 import math
 import subprocess
 import sys
@@ -8,8 +8,8 @@ import pytest
 
 import meanfield as mf
 import importlib
-from meanfield import weights as W
-from meanfield.config import ModelSpec
+from meanfield.model import weights as W
+from meanfield.model.spec import ModelSpec
 
 
 @pytest.fixture(autouse=True)

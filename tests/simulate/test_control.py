@@ -1,4 +1,4 @@
-"""The controlled step (issue 5): zero gains are bitwise the uncontrolled map, the kernel agrees with the numpy
+"""The controlled step (docs/model.md §5.1): zero gains are bitwise the uncontrolled map, the kernel agrees with the numpy
 transcription, the P fixed point solves a* = F(a*) + K_P (r - a*), loop stability, clamp, continuation, bad gains."""
 import math
 
@@ -8,9 +8,10 @@ from scipy.optimize import fsolve
 
 import meanfield as mf
 from meanfield.analysis import classify
-from meanfield.model import batch_parameters, control_start, controlled_step, mean_field_step
+from meanfield.model.equations import controlled_step, mean_field_step
+from meanfield.model.layout import batch_parameters, control_start
 
-from pidutil import with_control
+from .helpers import with_control
 
 
 def test_zero_gains_bitwise(paper):

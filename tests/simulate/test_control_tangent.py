@@ -1,13 +1,14 @@
-"""The extended tangent map of the controlled system (issue 5 item 2): x = [A (L·M), I (M), e_prev (M)].
+"""The extended tangent map of the controlled system (docs/model.md §5.2): x = [A (L·M), I (M), e_prev (M)].
 The kernel's analytic Jacobian against central finite differences of the numpy step, and the kernel's
 extended Lyapunov spectrum against a numpy QR iteration of that Jacobian."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.model import batch_parameters, control_start, controlled_step
-from meanfield.pid_tangent import controlled_jacobian
-from pidutil import with_control
+from meanfield.model.equations import controlled_step
+from meanfield.model.layout import batch_parameters, control_start
+from meanfield.kernels.pid_tangent import controlled_jacobian
+from .helpers import with_control
 
 
 def numpy_map(model, pe, ref):

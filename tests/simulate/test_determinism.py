@@ -1,4 +1,4 @@
-"""Bitwise-identical results whatever the batch composition, order and thread count (design.md)."""
+"""Bitwise-identical results whatever the batch composition, order and thread count (docs/model.md §3.3)."""
 import json
 import os
 import subprocess

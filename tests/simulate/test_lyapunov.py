@@ -1,9 +1,9 @@
-"""Tangent map and Lyapunov spectrum (spec §4.1) against independent computations."""
+"""Tangent map and Lyapunov spectrum (docs/model.md §4) against independent computations."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.model import mean_field_step
+from meanfield.model.equations import mean_field_step
 from meanfield.simulate import attention_jacobian
 
 
@@ -51,13 +51,13 @@ def test_fixed_point_and_periodic_orbit_are_stable():
     assert np.all(fixed.lyapunov < 0)
     assert np.all(np.diff(fixed.lyapunov) <= 0)
     orbit = mf.simulate(mf.presets.paper(beta_o=2.5), 12000, 3000, lyapunov=True, record=())
-    # the period-96 orbit (spec §8): λ1 < 0 by many standard errors
+    # the period-96 orbit (docs/model.md §9): λ1 < 0 by many standard errors
     assert orbit.lyapunov[0] < -5 * orbit.lyapunov_stderr[0]
 
 
 def test_leading_exponent_equals_two_trajectory_estimate():
     # Benettin's two-trajectory method on the numpy map, independent of the tangent code. The numpy and
-    # kernel orbits separate at rounding level within a few hundred steps (spec §8), so the two are
+    # kernel orbits separate at rounding level within a few hundred steps (docs/model.md §9), so the two are
     # finite-time estimates on different chaotic orbits: compare within their statistical error.
     model = mf.presets.paper(beta_o=1.3)
     start = mf.simulate(model, 3000, record=()).final_state

@@ -1,9 +1,9 @@
-"""The kernel against the reference implementation's own outputs (spec §8, tests/data)."""
+"""The kernel against the reference implementation's own outputs (docs/model.md §9, tests/data)."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.model import mean_field_step
+from meanfield.model.equations import mean_field_step
 from meanfield.simulate import attention_jacobian
 
 
@@ -14,7 +14,7 @@ def one_step(model, att, pe):
 
 @pytest.mark.parametrize("case", range(7))
 def test_one_step_cases(data, case):
-    # spec §8: single steps agree to <= 3e-16; 1e-12 leaves room for summation order only
+    # docs/model.md §9: single steps agree to <= 3e-16; 1e-12 leaves room for summation order only
     cases = data("onestep_cases.npz")
     model = mf.presets.paper(beta_o=float(cases[f"case{case}_beta"]))
     att, pe = cases[f"case{case}_A"], cases[f"case{case}_Pi"]
@@ -43,7 +43,7 @@ def test_jacobian_matches_reference_autodiff(data, case):
 
 @pytest.mark.parametrize("beta", [0.5, 2.5])
 def test_trajectories_from_checkpoint(data, beta):
-    # spec §8: exact (1e-10) over the first 25 steps; these two betas are not chaotic, so the whole
+    # docs/model.md §9: exact (1e-10) over the first 25 steps; these two betas are not chaotic, so the whole
     # 3000-step run stays reproducible (1e-8 leaves a margin over the measured 5e-12)
     ref = data(f"traj_beta_{beta}.npz")
     traj = mf.simulate(mf.presets.paper(beta_o=beta), 3000)
@@ -54,7 +54,7 @@ def test_trajectories_from_checkpoint(data, beta):
 
 
 def test_start_from_token(data):
-    # spec §1.4, §8: first 30 steps to 1e-10 (β = 1.266 is chaotic: later steps diverge by design)
+    # docs/model.md §2.2, §9: first 30 steps to 1e-10 (β = 1.266 is chaotic: later steps diverge by design)
     ref = data("from_token_Wo0_beta_1.266.npz")
     model = mf.presets.paper(beta_o=1.266)
     np.testing.assert_array_equal(mf.pattern_token(model, 0), ref["x0"])

@@ -1,4 +1,4 @@
-"""Comparison of PID variants (issue 5 items 3-5): collapse and robustness metrics, the comparison of sweep
+"""Comparison of PID variants (docs/model.md §5.4): collapse and robustness metrics, the comparison of sweep
 files (written here without Dask: compute_chunk + write_points), figures and table free of NaN/inf."""
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 
 import meanfield as mf
 from meanfield.cli import main
-from meanfield.pid import effective_rank, robustness, token_spread, variant
-from meanfield.pid_compare import check_same_grid, compare, load_sweep, table_markdown
+from meanfield.studies.pid import effective_rank, robustness, token_spread, variant
+from meanfield.studies.comparison import check_same_grid, compare, load_sweep, table_markdown
 
 RUN = """
 name = "{name}"
@@ -35,8 +35,8 @@ band_pairs = []
 
 
 def write_sweep(tmp_path, name, grid, control=""):
-    from meanfield.store import create_sweep, write_points
-    from meanfield.sweep import compute_chunk
+    from meanfield.sweeps.store import create_sweep, write_points
+    from meanfield.sweeps.tasks import compute_chunk
     run = mf.load_run(RUN.format(name=name, grid=grid, control=control))
     path = tmp_path / f"{name}.h5"
     f = create_sweep(path, run)
@@ -93,7 +93,7 @@ def test_compare_table_and_figures(sweeps, tmp_path):
     assert set(maps[0].labels[:, 2]) == {"divergent"} and "divergent" not in maps[0].labels[:, :2]
     text = table_markdown(rows)
     assert "nan" not in text.lower() and "inf" not in text.lower()
-    from meanfield.pid_plots import comparison_figure
+    from meanfield.plots.pid import comparison_figure
     fig = comparison_figure(lines, rows, maps)
     for ax in fig.axes:
         for line in ax.get_lines():

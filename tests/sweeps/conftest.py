@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from sweeputil import BIN
+from .helpers import BIN
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Sweeps on Dask end to end: API and CLI, determinism, resume after SIGKILL / Ctrl-C / a killed worker,
-an external scheduler (issue 3, Tests). Worker processes compile the kernel once each, so the external
+an external scheduler. Worker processes compile the kernel once each, so the external
 cluster is shared by the whole session."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from sweeputil import BIN, assert_same, read_all, tiny_text
+from .helpers import BIN, assert_same, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 CONT = "\n[continuation]\naxis = 'beta_o'\ndirection = 'both'\nchains = 3\npre_steps = 50\n"
@@ -131,7 +131,7 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     nanny restarts it, the lost task is rescheduled) changes nothing either."""
     from dask.distributed import Client
 
-    from meanfield.sweep import local_cluster
+    from meanfield.sweeps.cluster import local_cluster
     text = tiny_text(num=32, steps=20000, transient=5000, lyapunov=12, chunk=1)
     killed = []
     with local_cluster(1) as cluster, Client(cluster) as c:

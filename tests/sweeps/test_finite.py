@@ -1,4 +1,4 @@
-"""Sweeps over N: the [finite] run-file table (issue 6, spec §5.1, §5.3)."""
+"""Sweeps over N: the [finite] run-file table (docs/model.md §6)."""
 from pathlib import Path
 
 import h5py
@@ -88,7 +88,7 @@ def test_bad_finite_tables(old, new, key):
 
 
 def test_convergence_figure(quick_runs, tmp_path):
-    from meanfield.sweep_plots import finite_error_figure
+    from meanfield.plots.sweep import finite_error_figure
     fig = finite_error_figure(quick_runs[4])
     ax = fig.axes[0]
     assert ax.get_xscale() == ax.get_yscale() == "log"

@@ -1,4 +1,4 @@
-"""Classification over a sweep (issue 4 §5): evidence stored by the workers, `meanfield analyze`, the plots."""
+"""Classification over a sweep (docs/storage.md §4): evidence stored by the workers, `meanfield analyze`, the plots."""
 import json
 import subprocess
 import sys
@@ -9,7 +9,9 @@ from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.analysis import LABELS, Thresholds, classify
-from sweeputil import tiny_text
+from meanfield.sweeps.labels import analyze
+
+from .helpers import tiny_text
 
 RUN = tiny_text(num=6, steps=3200, transient=1600, lyapunov=2, chunk=3).replace(
     "beta_o = { start = 1.0, stop = 2.6, num = 6 }", "beta_o = [0.5, 1.3, 2.5, 0.6, 1.35, 2.6]").replace(
@@ -25,7 +27,7 @@ def classified(tmp_path_factory):
 
 
 def test_analyze_equals_classify_on_the_recorded_tails(classified):
-    fractions = mf.sweep_analysis.analyze(classified)
+    fractions = analyze(classified)
     with h5py.File(classified, "r") as f:
         codes = f["analysis/label"][...]
         labels = json.loads(f["analysis"].attrs["labels"])
@@ -35,13 +37,13 @@ def test_analyze_equals_classify_on_the_recorded_tails(classified):
     for i in range(len(codes)):
         assert LABELS[codes[i]] == classify(tails[i], lam[i], err[i]).label
     by_beta = dict(zip([0.5, 1.3, 2.5, 0.6, 1.35, 2.6], (LABELS[c] for c in codes)))
-    assert by_beta[0.5] == "fixed_point"            # spec §8: β = 0.5 decays to a fixed point
-    assert by_beta[1.3] == "chaotic"                # λ1 ≈ 0.14 (tests/core)
+    assert by_beta[0.5] == "fixed_point"            # docs/model.md §9: β = 0.5 decays to a fixed point
+    assert by_beta[1.3] == "chaotic"                # λ1 ≈ 0.14 (tests/simulate)
     assert abs(sum(fractions.values()) - 1) < 1e-12
 
 
 def test_thresholds_change_labels_without_rerunning(classified):
-    strict = mf.sweep_analysis.analyze(classified, Thresholds(lyap_zero=0.5))
+    strict = analyze(classified, Thresholds(lyap_zero=0.5))
     assert strict["chaotic"] == 0                   # no exponent exceeds the margin any more
 
 

@@ -10,11 +10,12 @@ import pytest
 
 import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
-from meanfield.reductions import band_points, orbit_histogram, reduce_points
-from meanfield.store import create_sweep, read_points, sweep_layout, write_points
-from meanfield.sweep import parents_of, plan, slurm_kwargs
+from meanfield.kernels.reductions import band_points, orbit_histogram, reduce_points
+from meanfield.sweeps.store import create_sweep, read_points, sweep_layout, write_points
+from meanfield.sweeps.cluster import slurm_kwargs
+from meanfield.sweeps.plan import parents_of, plan
 
-from sweeputil import tiny_text
+from .helpers import tiny_text
 
 RUNS = os.path.join(os.path.dirname(__file__), "..", "..", "runs")
 

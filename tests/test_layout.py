@@ -1,0 +1,163 @@
+"""The package's import rules, read from the source with ``ast`` (nothing is imported or run).
+
+Each top-level part of ``meanfield`` stands on a floor and may import only parts on lower floors (and itself):
+no import climbs back up, so no two parts import each other. On top of that: the compiled code knows only
+the model; the generic analysis knows nothing of the package but its errors; one module owns the result files
+(h5py) and one folder draws (matplotlib); and no modules import each other in a circle.
+"""
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
+
+#: The floors, lowest first. A part is a subpackage (``model``) or a top-level module (``simulate``);
+#: ``meanfield`` is the package's face (__init__, __main__), above everything.
+FLOORS = (
+    ("errors", "version"),
+    ("analysis",),
+    ("model",),
+    ("presets",),
+    ("kernels",),
+    ("simulate",),
+    ("finite",),
+    ("sweeps",),
+    ("studies",),
+    ("plots",),
+    ("cli",),
+    ("meanfield",),
+)
+FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
+#: What the compiled code may import from the package: the model, the errors, and the quantisation the CPU
+#: and CUDA reductions share with the generic analysis (one definition of a level code).
+KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.analysis.sections")
+#: Third-party packages owned by one place each: module name prefix -> the modules allowed to import it.
+OWNERS = {"h5py": ("meanfield.sweeps.store",), "matplotlib": ("meanfield.plots",)}
+
+
+def package_modules() -> dict:
+    """{module name: (source, is_package)} of every module of the package."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if is_package else parts)
+        out[name] = (path.read_text(encoding="utf-8"), is_package)
+    return out
+
+
+def imports(name: str, source: str, is_package: bool, known) -> set:
+    """Absolute names of the modules that ``name`` imports anywhere in its source (function bodies too)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            for alias in node.names:
+                found.add(f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module)
+    return found
+
+
+def part_of(module: str) -> str:
+    """The floor unit of a package module: ``meanfield.kernels.step`` -> ``kernels``."""
+    parts = module.split(".")
+    return "meanfield" if len(parts) == 1 or parts[1] == "__main__" else parts[1]
+
+
+def within(module: str, prefixes) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def cycles(graph: dict) -> list:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def violations(modules: dict) -> list:
+    """Every broken rule, one line each, for ``modules`` = {name: (source, is_package)}."""
+    out = []
+    graph = {}
+    for name, (source, is_package) in sorted(modules.items()):
+        found = imports(name, source, is_package, modules)
+        inside = sorted(m for m in found if within(m, ("meanfield",)))
+        graph[name] = [m for m in inside if m in modules and m != name]
+        part = part_of(name)
+        if part not in FLOOR:
+            out.append(f"{name}: part {part!r} has no floor in FLOORS")
+            continue
+        for target in inside:
+            other = part_of(target)
+            if other != part and FLOOR.get(other, len(FLOORS)) >= FLOOR[part]:
+                out.append(f"{name} imports {target}: {other!r} is not below {part!r} (an upward import)")
+            if part == "kernels" and other != part and not within(target, KERNELS_MAY_IMPORT):
+                out.append(f"{name} imports {target}: kernels import only {list(KERNELS_MAY_IMPORT)}")
+            if part == "analysis" and other not in ("analysis", "errors"):
+                out.append(f"{name} imports {target}: the generic analysis imports only meanfield.errors")
+        for library, owners in OWNERS.items():
+            if any(within(m, (library,)) for m in found) and not within(name, owners):
+                out.append(f"{name} imports {library}: only {list(owners)} may")
+    out += [f"modules import each other in a circle: {' -> '.join(c)}" for c in cycles(graph)]
+    return out
+
+
+def test_the_package_keeps_its_import_rules():
+    assert violations(package_modules()) == []
+
+
+def test_floors_name_every_part():
+    parts = {part_of(name) for name in package_modules()}
+    assert parts <= set(FLOOR), sorted(parts - set(FLOOR))
+
+
+BROKEN = {
+    "upward": {"meanfield.model.spec": ("from ..simulate import simulate\n", False)},
+    "kernels importing a sibling part": {"meanfield.kernels.step": ("from ..presets import paper\n", False)},
+    "analysis importing the model": {"meanfield.analysis.period": ("from meanfield.model import state\n", False)},
+    "h5py outside the store": {"meanfield.sweeps.labels": ("def f():\n    import h5py\n", False)},
+    "matplotlib outside plots": {"meanfield.studies.pid": ("import matplotlib.pyplot as plt\n", False)},
+    "an import of the face": {"meanfield.cli.plot": ("from .. import __version__\n", False)},
+    "a circle": {"meanfield.sweeps.a": ("from . import b\n", False), "meanfield.sweeps.b": ("from .a import x\n", False)},
+    "a part without a floor": {"meanfield.extra": ("import numpy\n", False)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_rule_is_found(case):
+    modules = dict(package_modules())
+    modules.update(BROKEN[case])
+    found = violations(modules)
+    assert len(found) >= 1, case
+    assert all(any(name in line for name in BROKEN[case]) for line in found), found
