@@ -2,7 +2,7 @@
 
 The authors' code seeds NumPy's legacy generator once (``np.random.seed(seed)``) and builds the four ±1
 matrices W^o, W^v, W^q, W^k ∈ {±1}^{M×(N_se+P)} and the pair/quad correlations in a fixed order of draws
-(docs/model.md, "Weights and correlations"). :func:`reference_construction` replays that order on
+(docs/model.md §1.2). :func:`reference_construction` replays that order on
 ``numpy.random.RandomState(seed)``, which yields the same stream, so any seed gives the reference's matrices.
 
 Correlation modes (the reference's ``correlations_from_weights`` number in brackets):

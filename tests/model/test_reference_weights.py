@@ -1,5 +1,5 @@
 """The reference's weights and correlations for every mode, against an independent transcription of its draw
-order (docs/model.md, "Weights and correlations") written with NumPy's global legacy generator as the reference
+order (docs/model.md §1.2) written with NumPy's global legacy generator as the reference
 calls it, and the coefficient tables against a column-by-column average."""
 import itertools
 
