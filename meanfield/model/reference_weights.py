@@ -126,7 +126,7 @@ def reference_construction(seed: int, n_features: int, semantic_bits: int, pe_bi
                     correlations=correlations, segments=segments, gaussian_scale=gaussian_scale, pe_mode=pe_mode,
                     reorder_weights=reorder_weights)
     if correlations == "manual_orders":
-        raise ConfigError("correlations = 'manual_orders' draws nothing: use meanfield.weights.manual_orders")
+        raise ConfigError("correlations = 'manual_orders' draws nothing: use meanfield.model.weights.manual_orders")
     rng = np.random.RandomState(seed)
     matrices = draw_matrices(rng, n_features, semantic_bits, pe_bits, correlations, pe_mode, reorder_weights)
     if correlations == "segments":

@@ -269,7 +269,7 @@ def _check_model_axes(run: RunSpec, preset_name: str) -> None:
     if run.continuation is not None and run.continuation.axis == "seed":
         raise ConfigError("continuation.axis = 'seed' is not allowed: seeds are independent weight realisations; "
                           "continue along a parameter axis")
-    run.seed_models
+    run.seed_models                                      # builds (and so checks) the model of every seed
 
 
 def _check_finite_run(run: RunSpec, data: dict, model) -> None:

@@ -131,6 +131,19 @@ def test_seed_sweep_through_dask_stores_integer_seeds(client, tmp_path):
     assert not np.array_equal(tails[0], tails[1])                         # different realisations
 
 
+def test_finite_run_over_seeds_equals_one_run_per_seed():
+    finite = "\n[finite]\nn_bits = [99, 198]\nreplicas = 2\naligned_steps = 4\n"
+    grid = "seed = [2, 5]\nbeta_o = [1.3, 2.0]"
+    text = RUN.format(steps=STEPS, transient=TRANSIENT, model='preset = "reference"', grid=grid, start="") + finite
+    ensemble = compute_chunk(mf.load_run(text), np.arange(8), np.full(8, -1))
+    for i, seed in enumerate((2, 5)):
+        text = RUN.format(steps=STEPS, transient=TRANSIENT, model=f'preset = "reference"\nseed = {seed}',
+                          grid="beta_o = [1.3, 2.0]", start="") + finite
+        single = compute_chunk(mf.load_run(text), np.arange(4), np.full(4, -1))
+        for name in ("finite_error", "tail_att", "hist"):
+            np.testing.assert_array_equal(ensemble[name][4 * i:4 * i + 4], single[name], err_msg=name)
+
+
 @pytest.mark.parametrize("model, grid, start, key", [
     ('preset = "reference"\nn_features = 4', None, TOKEN, "n_features"),
     ('preset = "random"\nn_features = 17', None, TOKEN, "n_features"),
