@@ -176,6 +176,9 @@ class RunSpec:
         for key in ("record", "reductions", "start", "continuation"):
             value = getattr(self, key)
             out[key] = None if value is None else asdict(value)
+        for key, default in (("file", None), ("index", 0)):   # absent at their defaults: older files keep their key
+            if out["start"][key] == default:
+                del out["start"][key]
         if self.finite is not None:                 # absent otherwise: older files keep their result key
             out["finite"] = asdict(self.finite)
         return out

@@ -108,8 +108,9 @@ class StartSpec:
         if self.kind == "state":
             return State(att=np.array(self.att), pe=np.array(self.pe)).check(model)
         if self.file is not None:
+            state = State.from_checkpoint_file(self.file)
             try:
-                return State.from_checkpoint_file(self.file).check(model)
+                return state.check(model)
             except ConfigError as exc:
                 raise ConfigError(f"start.file = {self.file!r}: {exc}") from None
         if model.checkpoint is None:
