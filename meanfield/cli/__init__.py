@@ -33,16 +33,25 @@ def main(argv=None) -> int:
         return 130
 
 
+def parse_value(text: str):
+    """A ``--set`` value as a run file would hold it: an integer, a number, true/false, else the text."""
+    text = text.strip()
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
 def parse_overrides(pairs) -> dict:
-    """``--set key=value`` pairs -> dict of floats (keys checked later by ModelSpec.replace)."""
+    """``--set key=value`` pairs -> dict of typed values (:func:`parse_value`; keys and types are checked by
+    the consumer, e.g. the preset)."""
     from ..errors import ConfigError
     out = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep:
             raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set beta_att=2.2")
-        try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise ConfigError(f"--set {key.strip()} = {value!r} is not allowed: must be a number") from None
+        out[key.strip()] = parse_value(value)
     return out

@@ -26,6 +26,9 @@ def run(args):
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(known)}")
+    for key, value in overrides.items():
+        if isinstance(value, (bool, str)):
+            raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
     integers = {"min_length", "chaos01_n_c", "chaos01_samples", "seed", "max_period"}
     thresholds = Thresholds(**{k: int(v) if k in integers else v for k, v in overrides.items()})
     fractions = analyze(args.path, thresholds)

@@ -21,7 +21,7 @@ from .weights import FEATURES
 SCALAR_PARAMETERS = ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma")
 #: Control-gain parameters, addressed as ``control.<name>`` in overrides and grids.
 CONTROL_PARAMETERS = ("kp", "ki", "kd", "rho", "kappa", "i_max")
-MAX_FEATURES = 12
+MAX_FEATURES = 16
 
 
 def require_finite(key: str, value, allowed: str = "a finite number") -> float:
