@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-def register(sub):
-    p = sub.add_parser("analyze", help="classify the attractor of every point of a sweep file",
+def register(sub, parents):
+    p = sub.add_parser("analyze", parents=parents, help="classify the attractor of every point of a sweep file",
                        description="Decide the attractor class of every computed point from the evidence the "
                                    "sweep stored (period, 0-1 test, exponents, ...) and write the 'analysis' "
                                    "group. Thresholds can be changed without re-running the sweep.")
@@ -19,8 +19,10 @@ def run(args):
 
     from ..analysis import Thresholds
     from ..errors import ConfigError
+    from ..model.spec import require_int
     from ..sweeps.labels import analyze
-    from . import parse_overrides
+    from ..sweeps.store import read_sweep
+    from . import parse_overrides, report
     overrides = parse_overrides(args.overrides)
     known = {f.name for f in dataclasses.fields(Thresholds)}
     unknown = sorted(set(overrides) - known)
@@ -30,9 +32,11 @@ def run(args):
         if isinstance(value, (bool, str)):
             raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
     integers = {"min_length", "chaos01_n_c", "chaos01_samples", "seed", "max_period"}
-    thresholds = Thresholds(**{k: int(v) if k in integers else v for k, v in overrides.items()})
+    thresholds = Thresholds(**{k: require_int(f"--set {k}", v, 0) if k in integers else v
+                               for k, v in overrides.items()})
+    read_sweep(args.path)                            # StoreError before anything is written
     fractions = analyze(args.path, thresholds)
-    print(f"{args.path}: analysis written")
+    report(args, f"{args.path}: analysis written")
     for name, value in fractions.items():
         if value == value and value > 0:
-            print(f"  {name:15s} {value:6.1%}")
+            report(args, f"  {name:15s} {value:6.1%}")

@@ -14,10 +14,13 @@ import uuid
 import numpy as np
 
 from ..errors import StoreError
+from ..progress import progress_bar
 from .cluster import connect
 from .plan import plan
+from .provenance import now, record
 from .runfile import RunSpec, load_run
-from .store import create_sweep, done_flags, mark_finished, open_sweep, read_points, write_points
+from .store import (append_provenance, create_sweep, done_flags, mark_finished, open_sweep, read_points,
+                    update_provenance, write_points)
 from .tasks import compute_chunk, handoff_names
 
 #: Times a task is retried when it fails (worker loss is handled by the scheduler on top of this).
@@ -25,12 +28,28 @@ RETRIES = 3
 
 
 def _open_output(run: RunSpec, out, resume, overwrite):
+    """(open file, "create" or "resume")."""
     out = os.fspath(out)
-    if os.path.exists(out) and not overwrite:
+    exists = os.path.exists(out)
+    if resume and not exists:
+        raise StoreError(f"output {out!r} does not exist: there is nothing to resume (leave out --resume to start it)")
+    if exists and not overwrite:
         if resume is False:
             raise StoreError(f"output {out!r} exists: resume it (--resume), overwrite it (--force) or choose another")
-        return open_sweep(out, run)
-    return create_sweep(out, run, overwrite=overwrite)
+        return open_sweep(out, run), "resume"
+    return create_sweep(out, run, overwrite=overwrite), "create"
+
+
+def _where(run: RunSpec, client, scheduler, slurm) -> str:
+    if client is not None:
+        return "client"
+    if scheduler:
+        return f"scheduler {scheduler}"
+    return "slurm" if slurm or run.cluster.get("kind") == "slurm" else "local"
+
+
+def _worker_hosts(c) -> list:
+    return sorted({w.get("host", "?") for w in c.scheduler_info().get("workers", {}).values()})
 
 
 def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = False, workers: int | None = None,
@@ -52,18 +71,23 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     callback : called as ``callback(done, total)`` after each chunk is written.
     """
     from dask.distributed import as_completed
-    from tqdm import tqdm
 
     run = run if isinstance(run, RunSpec) else load_run(run)
-    f = _open_output(run, out, resume, overwrite)
+    f, action = _open_output(run, out, resume, overwrite)
+    hosts = set()
     try:
         done = done_flags(f)
         total = run.n_points
         if done.all():
+            if progress:
+                print(f"meanfield sweep: {os.fspath(out)} is already complete ({total} points): nothing to do",
+                      file=sys.stderr)
             return os.fspath(out)
         with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
             if progress and getattr(c, "dashboard_link", None):
                 print(f"meanfield sweep: dashboard {c.dashboard_link}", file=sys.stderr)
+            append_provenance(f, record(action, cluster=_where(run, client, scheduler, slurm), workers=n_workers,
+                                        worker_hosts=_worker_hosts(c), points_to_compute=int((~done).sum())))
             tasks = plan(run, done, n_workers)
             resumed_parents = sorted({int(p) for t in tasks for p in t.parents if p >= 0 and done[p]})
             handoff = dict(zip(("att", "pe", "depth"), handoff_names(run)))
@@ -77,12 +101,13 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
                                         key=f"meanfield-{run.name}-{tag}-{n}", retries=retries, pure=False))
             pending = as_completed(futures)
             futures = {future.key: future for future in futures}     # dropped once written: frees the workers
-            bar = tqdm(total=total, initial=int(done.sum()), unit="pt", disable=not progress, smoothing=0.05,
-                       desc=run.name, file=sys.stderr)
+            bar = progress_bar(total, run.name, enabled=progress, initial=int(done.sum()),
+                               waiting=f"starting {n_workers} workers, compiling")
             written = int(done.sum())
             try:
                 for future in pending:
                     result = future.result()
+                    hosts.add(result["host"])
                     write_points(f, run, result["index"], result)
                     del futures[future.key]
                     written += len(result["index"])
@@ -102,6 +127,8 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
               "resume", file=sys.stderr)
         raise
     finally:
+        if hosts:                      # the record of this session: where its points were computed, and until when
+            update_provenance(f, computed_on=sorted(hosts), ended=now(), points_done=int(done_flags(f).sum()))
         f.close()
     return os.fspath(out)
 

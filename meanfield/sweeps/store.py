@@ -6,11 +6,8 @@ here (trajectory files, sweep files, the ``analysis`` group of a classified swee
 """
 from __future__ import annotations
 
-import datetime
 import json
 import os
-import platform
-import subprocess
 from dataclasses import dataclass
 
 import h5py
@@ -19,27 +16,40 @@ import numpy as np
 from ..errors import StoreError
 from ..kernels.reductions import bin_edges
 from ..model.layout import OBSERVABLES
-from ..version import __version__
+from ..model.spec import ModelSpec
 from .evidence import EVIDENCE
+from .provenance import now
+from .provenance import record as provenance_record
 from .runfile import RunSpec
+from .schema import attrs as cf_attrs
+from .schema import label_flags
 
 
-def provenance() -> dict:
-    """Package version, git commit (when run from a checkout), host and creation time."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-                                timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return {"meanfield_version": __version__, "git_commit": commit or "unknown", "host": platform.node(),
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+def append_provenance(f: h5py.File, record: dict) -> None:
+    """Append one provenance record (:func:`meanfield.sweeps.provenance.record`) to the file's ``provenance``
+    attribute (a JSON list, docs/storage.md §1) and flush."""
+    records = json.loads(f.attrs["provenance"]) if "provenance" in f.attrs else []
+    f.attrs["provenance"] = json.dumps(records + [record])
+    f.flush()
 
 
-def dimension(group: h5py.Group, name: str, values: np.ndarray) -> h5py.Dataset:
-    """Create a coordinate dataset ``name`` and mark it as an HDF5 dimension scale."""
+def update_provenance(f: h5py.File, **fields) -> None:
+    """Add ``fields`` to the last provenance record (where and until when a session computed) and flush."""
+    records = json.loads(f.attrs["provenance"])
+    records[-1].update(fields)
+    f.attrs["provenance"] = json.dumps(records)
+    f.flush()
+
+
+def dimension(group: h5py.Group, name: str, values, meta: dict | None = None) -> h5py.Dataset:
+    """Create a coordinate dataset ``name`` (strings as UTF-8), mark it as an HDF5 dimension scale and give it
+    the CF attributes ``meta`` (default: :func:`meanfield.sweeps.schema.attrs` of ``name``)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "UO":
+        values = np.array(values.tolist(), dtype=h5py.string_dtype())
     scale = group.create_dataset(name, data=values)
     scale.make_scale(name)
+    scale.attrs.update(cf_attrs(name) if meta is None else meta)
     return scale
 
 
@@ -71,34 +81,50 @@ def open_new(path, overwrite: bool = False) -> h5py.File:
         raise StoreError(f"output {path!r} cannot be created: {exc}") from None
 
 
-def write_trajectory(path, trajectory, overwrite: bool = False) -> str:
-    """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature) and, with exponents,
-    (exponent); the model spec (JSON) and provenance in attributes (docs/storage.md §2)."""
+def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | None = None) -> str:
+    """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature), (exponent) and the
+    final state over (window, feature) and (window, pe_bit); CF attributes on every variable, the model spec
+    (JSON) and the provenance ``record`` (:func:`meanfield.sweeps.provenance.record`) in attributes
+    (docs/storage.md §2)."""
     with open_new(path, overwrite) as f:
-        n_features = trajectory.model.n_features
+        model = trajectory.model
         rows = next((len(getattr(trajectory, o)) for o in OBSERVABLES if getattr(trajectory, o) is not None), 0)
-        step = dimension(f, "step", trajectory.transient + trajectory.record_every * np.arange(rows))
-        feature = dimension(f, "feature", np.arange(n_features))
-        for name in OBSERVABLES:
-            series = getattr(trajectory, name)
-            if series is not None:
-                attach(f.create_dataset(name, data=series), step, feature)
-        if trajectory.lyapunov is not None:
-            exponent = dimension(f, "exponent", np.arange(len(trajectory.lyapunov)))
-            attach(f.create_dataset("lyapunov", data=trajectory.lyapunov), exponent)
-            attach(f.create_dataset("lyapunov_stderr", data=trajectory.lyapunov_stderr), exponent)
         state = trajectory.final_state
-        f.create_dataset("final_att", data=state.att)
-        f.create_dataset("final_pe", data=state.pe)
-        f.attrs["kind"] = "trajectory"
-        f.attrs["model"] = trajectory.model.to_json()
-        f.attrs.update({"steps": trajectory.steps, "transient": trajectory.transient,
-                        "record_every": trajectory.record_every, **provenance()})
+        scales = {"step": trajectory.transient + trajectory.record_every * np.arange(rows),
+                  "feature": np.arange(model.n_features), "window": np.arange(model.context)}
+        if model.pe_bits:
+            scales["pe_bit"] = np.arange(model.pe_bits)
+        if trajectory.lyapunov is not None:
+            scales["exponent"] = np.arange(len(trajectory.lyapunov))
+        scales = {name: dimension(f, name, values) for name, values in scales.items()}
+
+        def put(name, data, *dims):
+            dataset = attach(f.create_dataset(name, data=data), *(scales[d] for d in dims))
+            dataset.attrs.update(cf_attrs(name))
+
+        for name in OBSERVABLES:
+            if getattr(trajectory, name) is not None:
+                put(name, getattr(trajectory, name), "step", "feature")
+        if trajectory.lyapunov is not None:
+            put("lyapunov", trajectory.lyapunov, "exponent")
+            put("lyapunov_stderr", trajectory.lyapunov_stderr, "exponent")
+        window = np.full((model.context, model.n_features), np.nan)     # rows beyond the depth D stay NaN
+        window[:state.att.shape[0]] = state.att
+        put("final_att", window, "window", "feature")
+        put("final_depth", state.att.shape[0])
+        if model.pe_bits:
+            put("final_pe", state.pe, "window", "pe_bit")
+        f.attrs.update({"kind": "trajectory", "model": model.to_json(), "steps": trajectory.steps,
+                        "transient": trajectory.transient, "record_every": trajectory.record_every,
+                        "created": now()})
+        append_provenance(f, record or provenance_record("simulate"))
     return os.fspath(path)
 
 
 def read_attrs(path) -> dict:
     """Attributes of a result file (JSON attributes decoded); StoreError when it is not readable."""
+    if not os.path.isfile(path):
+        raise StoreError(f"{os.fspath(path)!r} does not exist or is not a file")
     try:
         with h5py.File(path, "r") as f:
             attrs = dict(f.attrs)
@@ -158,18 +184,46 @@ def sweep_layout(run: RunSpec) -> dict:
     return layout
 
 
-def _coordinates(run: RunSpec) -> dict:
+def _coordinates(run: RunSpec, layout: dict) -> dict:
+    """The coordinates of a sweep file: the grid axes, then every dimension some dataset of ``layout`` uses
+    (no empty or unused dimension is written)."""
     model, spec = run.model, run.reductions
     edges = bin_edges(spec)
     rows = (run.steps - run.transient + run.record.every - 1) // run.record.every
     tail = min(run.record.tail, rows)
     coords = {a.name: a.array for a in run.grid_axes}
-    coords.update(window=np.arange(model.context), feature=np.arange(model.n_features),
-                  pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
-                  ybin=(edges[:-1] + edges[1:]) / 2, pair=np.arange(len(spec.band_pairs)),
-                  band_point=np.arange(spec.band_cap), evidence_key=np.arange(len(EVIDENCE)),
-                  tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    if run.finite is not None:
+        coords["n_bits"] = np.asarray(run.finite.n_bits, dtype=np.int64)
+    extra = dict(window=np.arange(model.context), feature=np.arange(model.n_features),
+                 pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
+                 ybin=(edges[:-1] + edges[1:]) / 2, pair=[f"{p}|{q}" for p, q in spec.band_pairs],
+                 band_point=np.arange(spec.band_cap), evidence_key=list(EVIDENCE),
+                 tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    used = {d for dims, _, _ in layout.values() for d in dims}
+    coords.update({name: values for name, values in extra.items() if name in used})
     return coords
+
+
+def stored_model(run: RunSpec) -> str:
+    """The ``model`` attribute of a sweep file: the base model's JSON with the swept parameters set to null
+    (their values are the grid axes)."""
+    data = run.model.to_dict()
+    for axis in run.axes:
+        if axis.name.startswith("control."):
+            data["control"][axis.name[8:]] = None
+        else:
+            data[axis.name] = None
+    return json.dumps(data, sort_keys=True)
+
+
+def sweep_bytes(run: RunSpec) -> int:
+    """Bytes of the data a sweep file of ``run`` holds (its datasets and coordinates; HDF5 adds a few kB)."""
+    layout = sweep_layout(run)
+    coords = _coordinates(run, layout)
+    total = sum(np.asarray(v).size * 8 for v in coords.values())
+    for dims, dtype, _ in layout.values():
+        total += int(np.prod(run.shape + tuple(len(coords[d]) for d in dims))) * np.dtype(dtype).itemsize
+    return total
 
 
 def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Dataset:
@@ -180,23 +234,29 @@ def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Datase
 
 
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
-    """Create the sweep file of ``run`` with every dataset allocated, named dimensions and attributes
-    (run spec as TOML text and JSON, provenance); returns it open for writing, flushed."""
+    """Create the sweep file of ``run`` with every dataset allocated, named dimensions, CF attributes and the
+    run spec (TOML text and JSON); returns it open for writing, flushed. The caller appends the provenance
+    record (:func:`append_provenance`) once it knows where the sweep computes."""
     f = open_new(path, overwrite)
     try:
-        coords = _coordinates(run)
-        scales = {name: dimension(f, name, values) for name, values in coords.items()}
+        layout = sweep_layout(run)
+        if run.reductions.band_pairs:
+            layout.update(pair_plotted=(("pair",), None, None), pair_filter=(("pair",), None, None))
+        coords = _coordinates(run, layout)
+        observable = run.reductions.observable
+        scales = {name: dimension(f, name, values, cf_attrs(name, observable)) for name, values in coords.items()}
         if run.reductions.band_pairs:
             pairs = np.array(run.reductions.band_pairs)
-            attach(f.create_dataset("pair_plotted", data=pairs[:, 0]), scales["pair"])
-            attach(f.create_dataset("pair_filter", data=pairs[:, 1]), scales["pair"])
+            for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
+                attach(f.create_dataset(name, data=column), scales["pair"]).attrs.update(cf_attrs(name))
         axes = [a.name for a in run.grid_axes]
         for name, (dims, dtype, fill) in sweep_layout(run).items():
             shape = run.shape + tuple(len(coords[d]) for d in dims)
-            attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+            dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+            dataset.attrs.update(cf_attrs(name, observable))
         f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
-                        "run_key": run.result_key(), "model": run.model.to_json(), "axes": json.dumps(axes),
-                        "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), **provenance()})
+                        "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
+                        "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
         f.flush()
     except BaseException:
         f.close()
@@ -205,11 +265,27 @@ def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
     return f
 
 
+def points_done(path, run) -> int:
+    """How many points of ``run`` an existing sweep file holds (read only); StoreError if it belongs to another
+    spec."""
+    _check_same_run(os.fspath(path), run)
+    with h5py.File(os.fspath(path), "r") as f:
+        return int(done_flags(f).sum())
+
+
 def open_sweep(path, run) -> h5py.File:
     """Reopen an existing sweep file of ``run`` for resuming; StoreError if it belongs to another spec."""
     path = os.fspath(path)
     if not os.access(path, os.W_OK):
         raise StoreError(f"output {path!r} exists but is not writable; cannot resume")
+    _check_same_run(path, run)
+    try:
+        return h5py.File(path, "r+")
+    except OSError as exc:
+        raise StoreError(f"output {path!r} cannot be opened for resuming: {exc}") from None
+
+
+def _check_same_run(path: str, run) -> None:
     attrs = read_attrs(path)
     if attrs.get("kind") != SWEEP_KIND:
         raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {attrs.get('kind')!r}); "
@@ -220,10 +296,6 @@ def open_sweep(path, run) -> h5py.File:
     if differ:
         raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
                          "to mix results: choose another output path or overwrite it")
-    try:
-        return h5py.File(path, "r+")
-    except OSError as exc:
-        raise StoreError(f"output {path!r} cannot be opened for resuming: {exc}") from None
 
 
 def _runs(shape: tuple, indices: np.ndarray):
@@ -271,7 +343,7 @@ def done_flags(f: h5py.File) -> np.ndarray:
 
 def mark_finished(f: h5py.File) -> None:
     """Stamp the ``finished`` attribute (UTC time) on a sweep file whose points are all done."""
-    f.attrs["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    f.attrs["finished"] = now()
 
 
 def sweep_summary(path) -> dict:
@@ -306,6 +378,19 @@ class SweepData:
         """The run spec as stored (:meth:`RunSpec.to_dict` of the sweep)."""
         return self.attrs["run_json"]
 
+    def model(self, **values) -> ModelSpec:
+        """The sweep's model with the swept parameters (null in the ``model`` attribute) set to ``values``
+        (default: their first grid value)."""
+        data = dict(self.attrs["model"])
+        data["control"] = dict(data.get("control", {}))
+        for name in self.axes:
+            value = float(values.get(name, self.coords[name][0]))
+            if name.startswith("control."):
+                data["control"][name[8:]] = value
+            elif name in data:
+                data[name] = value
+        return ModelSpec.from_dict(data)
+
 
 def read_sweep(path, names=()) -> SweepData:
     """The datasets ``names`` that a sweep file holds (absent ones are left out), with its attributes and axes;
@@ -313,8 +398,8 @@ def read_sweep(path, names=()) -> SweepData:
     path = os.fspath(path)
     attrs = read_attrs(path)
     if attrs.get("kind") != SWEEP_KIND:
-        raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}); write it with "
-                         "`meanfield sweep`")
+        raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}): this needs a file written "
+                         "by `meanfield sweep` (a trajectory file is drawn by `meanfield simulate --plot`)")
     axes = list(attrs["axes"])
     with h5py.File(path, "r") as f:
         coords = {name: f[name][...] for name in axes}
@@ -323,23 +408,34 @@ def read_sweep(path, names=()) -> SweepData:
 
 
 def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
-    """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` and ``period`` over the
-    grid axes, and the group attributes ``attrs``."""
+    """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` (codes into the JSON list
+    ``attrs["labels"]``, CF flags) and ``period`` over the grid axes, and the group attributes ``attrs``."""
     axes = read_attrs(path)["axes"]
     with h5py.File(os.fspath(path), "r+") as f:
         if "analysis" in f:
             del f["analysis"]
         group = f.create_group("analysis")
-        scales = [dimension(group, name, f[name][...]) for name in axes]
-        attach(group.create_dataset("label", data=label), *scales)
-        attach(group.create_dataset("period", data=period), *scales)
+        scales = [dimension(group, name, f[name][...], dict(f[name].attrs)) for name in axes]
+        attach(group.create_dataset("label", data=label), *scales).attrs.update(
+            label_flags(json.loads(attrs["labels"])))
+        attach(group.create_dataset("period", data=period), *scales).attrs.update(cf_attrs("period"))
         group.attrs.update(attrs)
 
 
 def open_run(path):
-    """A result file as an ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md). Close it before
-    resuming the sweep into the same file."""
+    """A result file as one ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md): every variable with its
+    coordinates and CF attributes, and for a classified sweep the ``analysis`` group's ``label`` and
+    ``period`` (read into memory; the group's attributes on ``label``). Close it before resuming the sweep into
+    the same file."""
     import xarray
     path = os.fspath(path)
     read_attrs(path)                                   # StoreError when not readable
-    return xarray.open_dataset(path, engine="h5netcdf")
+    dataset = xarray.open_dataset(path, engine="h5netcdf")
+    with h5py.File(path, "r") as f:
+        classified = "analysis" in f
+    if classified:
+        with xarray.open_dataset(path, engine="h5netcdf", group="analysis") as analysis:
+            for name in ("label", "period"):
+                dataset[name] = analysis[name].load()
+            dataset["label"].attrs.update({k: v for k, v in analysis.attrs.items() if k != "labels"})
+    return dataset
