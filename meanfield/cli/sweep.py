@@ -91,6 +91,9 @@ def run(args):
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers {args.workers} is not allowed: must be an integer >= 1")
     output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
+    if args.plot:
+        from ..plots.style import check_figure_path
+        check_figure_path(args.plot)
     if args.dry_run:
         workers = args.workers or spec.cluster.get("workers") or len(os.sched_getaffinity(0))
         return _dry_run(args, spec, output, workers)

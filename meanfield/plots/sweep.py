@@ -38,6 +38,9 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
     centres = data.arrays["ybin"]
+    n_features = data.arrays["hist"].shape[1]
+    if not 0 <= feature < n_features:
+        raise ConfigError(f"feature = {feature} is not allowed: must be in 0..{n_features - 1}")
     hist = data.arrays["hist"][:, feature, :]
     pairs = np.flatnonzero(data.arrays["pair_plotted"] == feature) if "pair_plotted" in data.arrays else []
     band = data.arrays["band_values"][:, pairs[0], :] if len(pairs) else None

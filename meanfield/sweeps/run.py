@@ -19,8 +19,8 @@ from .cluster import connect
 from .plan import plan
 from .provenance import now, record
 from .runfile import RunSpec, load_run
-from .store import (append_provenance, create_sweep, done_flags, mark_finished, open_sweep, read_points,
-                    update_provenance, write_points)
+from .store import (append_provenance, create_sweep, done_flags, mark_finished, open_sweep, points_done,
+                    read_points, update_provenance, write_points)
 from .tasks import compute_chunk, handoff_names
 
 #: Times a task is retried when it fails (worker loss is handled by the scheduler on top of this).
@@ -73,16 +73,16 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     from dask.distributed import as_completed
 
     run = run if isinstance(run, RunSpec) else load_run(run)
+    total = run.n_points
+    if os.path.exists(out) and not overwrite and resume is not False and points_done(out, run) == total:
+        if progress:                         # checked read-only: a finished file is not even opened for writing
+            print(f"meanfield sweep: {os.fspath(out)} is already complete ({total} points): nothing to do",
+                  file=sys.stderr)
+        return os.fspath(out)
     f, action = _open_output(run, out, resume, overwrite)
     hosts = set()
     try:
         done = done_flags(f)
-        total = run.n_points
-        if done.all():
-            if progress:
-                print(f"meanfield sweep: {os.fspath(out)} is already complete ({total} points): nothing to do",
-                      file=sys.stderr)
-            return os.fspath(out)
         with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
             if progress and getattr(c, "dashboard_link", None):
                 print(f"meanfield sweep: dashboard {c.dashboard_link}", file=sys.stderr)
