@@ -33,8 +33,8 @@ def _output_options() -> Parser:
     common = Parser(add_help=False)
     group = common.add_argument_group("output")
     group.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
-                       help="more detail on stderr (-v: steps and timings, -vv: also the workers' logs); "
-                            "tracebacks of unexpected errors")
+                       help="more detail on stderr: where a sweep computes, timings, and the traceback of "
+                            "an unexpected error (a worker's included)")
     group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                        help="no progress bars and no summary lines, only errors")
     group.add_argument("--log-file", metavar="FILE", default=argparse.SUPPRESS,

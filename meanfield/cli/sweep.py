@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
 def register(sub, parents):
@@ -71,13 +72,16 @@ def _dry_run(args, spec, output, workers) -> None:
     report(args, f"  per point: {spec.steps} steps, {spec.transient} transient{exponents}")
     report(args, f"  output: {output}, {size(sweep_bytes(spec))} ({state})")
     if todo:
+        if not args.quiet:
+            print("meanfield sweep: measuring a few short points on this machine (the first time, this compiles "
+                  "the kernels: up to a minute)", file=sys.stderr)
         try:
             per_point = seconds_per_point(spec)
         except BackendError as exc:
             report(args, f"  time: not estimated ({exc})")
         else:
             report(args, f"  time: {duration(per_point * todo / workers)} on {workers} worker(s) ({per_point:.2g} s "
-                         "per point on one core of this machine, measured on 2 short points; excludes worker "
+                         "per point on one core of this machine, measured on 3 short points; excludes worker "
                          "start-up and compilation)")
     report(args, "dry run: nothing was computed or written")
 

@@ -7,8 +7,10 @@ finished chunk and a later call computes only what is missing (docs/storage.md Â
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import time
 import uuid
 
 import numpy as np
@@ -22,6 +24,8 @@ from .runfile import RunSpec, load_run
 from .store import (append_provenance, create_sweep, done_flags, mark_finished, open_sweep, points_done,
                     read_points, update_provenance, write_points)
 from .tasks import compute_chunk, handoff_names
+
+log = logging.getLogger(__name__)
 
 #: Times a task is retried when it fails (worker loss is handled by the scheduler on top of this).
 RETRIES = 3
@@ -86,8 +90,12 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
         with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
             if progress and getattr(c, "dashboard_link", None):
                 print(f"meanfield sweep: dashboard {c.dashboard_link}", file=sys.stderr)
-            append_provenance(f, record(action, cluster=_where(run, client, scheduler, slurm), workers=n_workers,
-                                        worker_hosts=_worker_hosts(c), points_to_compute=int((~done).sum())))
+            where = _where(run, client, scheduler, slurm)
+            log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, os.fspath(out),
+                      int((~done).sum()), total, where, n_workers, _worker_hosts(c))
+            append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=_worker_hosts(c),
+                                        points_to_compute=int((~done).sum())))
+            started = time.perf_counter()
             tasks = plan(run, done, n_workers)
             resumed_parents = sorted({int(p) for t in tasks for p in t.parents if p >= 0 and done[p]})
             handoff = dict(zip(("att", "pe", "depth"), handoff_names(run)))
@@ -120,6 +128,7 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
             finally:
                 bar.close()
             del futures
+            log.debug("%d points in %.1f s", written - int(done.sum()), time.perf_counter() - started)
         mark_finished(f)
     except KeyboardInterrupt:
         written = int(done_flags(f).sum())

@@ -129,6 +129,9 @@ def read_attrs(path) -> dict:
         with h5py.File(path, "r") as f:
             attrs = dict(f.attrs)
     except OSError as exc:
+        if "lock" in str(exc):
+            raise StoreError(f"{os.fspath(path)!r} is open for writing by another process (a running sweep?): try "
+                             "again when it has finished") from None
         raise StoreError(f"{path!r} is not a readable HDF5 file: {exc}") from None
     for key, value in attrs.items():
         if isinstance(value, str) and value[:1] in "{[":
