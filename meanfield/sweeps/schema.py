@@ -9,6 +9,8 @@ is counted or measured, e.g. "per step" for Lyapunov exponents. Flag variables c
 """
 from __future__ import annotations
 
+import numpy as np
+
 #: The recorded observables (docs/model.md §3.2).
 OBSERVABLE_NAMES = {"att": "attention output a", "mo": "output mean field m^o",
                     "mo_se": "semantic output mean field m^{o,se}", "mv": "value mean field m^v of the newest row",
@@ -21,7 +23,7 @@ PARAMETER_NAMES = {"beta_o": "output inverse temperature beta_o", "beta_att": "a
                    "control.kp": "proportional gain K_P", "control.ki": "integral gain K_I",
                    "control.kd": "derivative gain K_D", "control.rho": "integral leak rho",
                    "control.kappa": "reference scale kappa", "control.i_max": "integral bound I_max",
-                   "n_bits": "semantic bits per token N"}
+                   "n_bits": "semantic bits per token N", "seed": "seed of the weight realisation"}
 
 #: Coordinates that are not grid axes.
 COORDINATES = {
@@ -74,13 +76,18 @@ def attrs(name: str, observable: str = "mo_se") -> dict:
     for obs, text in OBSERVABLE_NAMES.items():
         derived[obs] = text
         derived[f"tail_{obs}"] = f"{text}, last recorded steps"
-    long_name = {**PARAMETER_NAMES, **COORDINATES, **VARIABLES, **derived}.get(name)
-    if long_name is None:
-        raise KeyError(f"no metadata for result variable {name!r}: add it to meanfield/sweeps/schema.py")
-    return {"long_name": long_name, "units": "1"}
+    known = {**PARAMETER_NAMES, **COORDINATES, **VARIABLES, **derived}
+    return {"long_name": known.get(name, name.replace("_", " ")), "units": "1"}
+
+
+def described(name: str) -> bool:
+    """Whether ``name`` has its own entry here (tests check that every variable a file holds has one)."""
+    observables = set(OBSERVABLE_NAMES) | {f"tail_{o}" for o in OBSERVABLE_NAMES}
+    return name in {**PARAMETER_NAMES, **COORDINATES, **VARIABLES, **FLAGS, **STRINGS} or name in observables or \
+        name in ("hist", "distinct", "band_values", "ybin")
 
 
 def label_flags(labels) -> dict:
     """CF flag attributes of the ``analysis/label`` codes: -1 = not computed, then the class names in order."""
-    return {"long_name": "attractor class", "flag_values": list(range(-1, len(labels))),
+    return {"long_name": "attractor class", "flag_values": np.arange(-1, len(labels), dtype=np.int8),
             "flag_meanings": " ".join(["not_computed", *labels])}

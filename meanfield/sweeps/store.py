@@ -21,6 +21,7 @@ from .evidence import EVIDENCE
 from .provenance import now
 from .provenance import record as provenance_record
 from .runfile import RunSpec
+from .tables import MODEL_AXES
 from .schema import attrs as cf_attrs
 from .schema import label_flags
 
@@ -209,11 +210,13 @@ def _coordinates(run: RunSpec, layout: dict) -> dict:
 
 def stored_model(run: RunSpec) -> str:
     """The ``model`` attribute of a sweep file: the base model's JSON with the swept parameters set to null
-    (their values are the grid axes)."""
+    (their values are the grid axes); over a ``seed`` axis the weights and tables too (one set per seed)."""
     data = run.model.to_dict()
     for axis in run.axes:
         if axis.name.startswith("control."):
             data["control"][axis.name[8:]] = None
+        elif axis.name in MODEL_AXES:
+            data.update(coefficients=None, pe_weights=None, weights=None, checkpoint=None)
         else:
             data[axis.name] = None
     return json.dumps(data, sort_keys=True)
@@ -383,7 +386,12 @@ class SweepData:
 
     def model(self, **values) -> ModelSpec:
         """The sweep's model with the swept parameters (null in the ``model`` attribute) set to ``values``
-        (default: their first grid value)."""
+        (default: their first grid value); over a ``seed`` axis, the model of that seed, rebuilt from the run."""
+        if "seed" in self.axes:
+            from .runfile import _to_file_form, load_run
+            run = load_run(_to_file_form(self.attrs["run_json"]))
+            model = run.seed_models[int(values.get("seed", self.coords["seed"][0]))]
+            return model.replace(**{k: float(v) for k, v in values.items() if k != "seed"})
         data = dict(self.attrs["model"])
         data["control"] = dict(data.get("control", {}))
         for name in self.axes:

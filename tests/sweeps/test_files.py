@@ -13,6 +13,7 @@ import meanfield as mf
 from meanfield.analysis import EVIDENCE, LABELS
 from meanfield.sweeps.labels import analyze
 from meanfield.sweeps.provenance import LIBRARIES
+from meanfield.sweeps.schema import described
 
 from .helpers import tiny_text
 
@@ -26,9 +27,9 @@ def local_client():
 
 
 def check_cf(ds) -> None:
-    """Every variable and coordinate: a long_name, and units unless it is a flag or a string coordinate."""
+    """Every variable and coordinate: its own long_name, and units unless it is a flag or a string coordinate."""
     for name, var in list(ds.variables.items()):
-        assert var.attrs.get("long_name"), name
+        assert var.attrs.get("long_name") and (described(name) or name in ("label",)), name
         if var.dtype.kind in "OUS":
             continue
         assert "flag_meanings" in var.attrs or var.attrs.get("units") == "1", name
@@ -113,3 +114,17 @@ def test_each_resume_appends_its_own_provenance_record(local_client, tmp_path):
         assert r["cluster"] == "client" and r["workers"] == 1 and r["computed_on"] and r["host"]
         assert r["meanfield_version"] and r["command"] and r["time"] <= r["ended"]
         assert set(LIBRARIES) | {"python"} <= set(r["versions"]) and r["versions"]["numpy"] == np.__version__
+
+
+def test_a_seed_sweep_claims_no_single_weight_realisation(local_client, tmp_path):
+    from meanfield.sweeps.store import read_sweep
+    out = tmp_path / "seeds.h5"
+    text = (Path(__file__).resolve().parents[2] / "runs" / "reference_seeds.toml").read_text()
+    run = mf.load_run(text, **{"steps": 300, "transient": 100, "grid.seed": [2, 5], "grid.beta_o": [1.3]})
+    mf.sweep(run, out, client=local_client, progress=False)
+    with mf.open_run(out) as ds:
+        check_cf(ds)
+        assert ds.seed.values.tolist() == [2, 5] and ds.seed.dtype.kind == "i"
+        model = json.loads(ds.attrs["model"])
+        assert model["weights"] is None and model["coefficients"] is None and model["beta_o"] is None
+    assert read_sweep(out).model(seed=5) == run.seed_models[5]
