@@ -22,7 +22,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     sizes = tuple(99 * 10 ** k for k in range(1, args.max_exponent + 1))
-    runs = convergence_study(mf.presets.paper(), DEFAULT_BETAS, sizes, replicas=args.replicas)
+    runs = convergence_study(mf.presets.paper(), DEFAULT_BETAS, sizes, replicas=args.replicas, progress=True)
     fig = finite_convergence_figure(runs, trajectory_beta=1.26405)
     for ext in ("png", "pdf"):
         fig.savefig(os.path.join(args.out, f"finite_convergence.{ext}"), dpi=200)

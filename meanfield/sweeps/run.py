@@ -90,10 +90,10 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
         with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
             if progress and getattr(c, "dashboard_link", None):
                 print(f"meanfield sweep: dashboard {c.dashboard_link}", file=sys.stderr)
-            where = _where(run, client, scheduler, slurm)
+            where, worker_hosts = _where(run, client, scheduler, slurm), _worker_hosts(c)
             log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, os.fspath(out),
-                      int((~done).sum()), total, where, n_workers, _worker_hosts(c))
-            append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=_worker_hosts(c),
+                      int((~done).sum()), total, where, n_workers, worker_hosts)
+            append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=worker_hosts,
                                         points_to_compute=int((~done).sum())))
             started = time.perf_counter()
             tasks = plan(run, done, n_workers)

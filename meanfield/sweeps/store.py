@@ -21,9 +21,9 @@ from .evidence import EVIDENCE
 from .provenance import now
 from .provenance import record as provenance_record
 from .runfile import RunSpec
-from .tables import MODEL_AXES
 from .schema import attrs as cf_attrs
 from .schema import label_flags
+from .tables import MODEL_AXES
 
 
 def append_provenance(f: h5py.File, record: dict) -> None:
