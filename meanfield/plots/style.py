@@ -93,4 +93,6 @@ def class_legend(fig, labels_present, order=None) -> None:
     order = order or list(CLASS_COLOURS)
     handles = [Patch(color=CLASS_COLOURS[c], label=c.replace("_", " ")) for c in order
                if c in labels_present and c != "missing"]
-    fig.legend(handles=handles, loc="outside lower center", ncol=max(len(handles), 1), frameon=False, fontsize=7)
+    width = fig.get_size_inches()[0] if hasattr(fig, "get_size_inches") else fig.figure.get_size_inches()[0]
+    columns = max(1, min(len(handles), int(width / 1.25)))        # an entry takes about 1.2 in at 7 pt
+    fig.legend(handles=handles, loc="outside lower center", ncol=columns, frameon=False, fontsize=7)

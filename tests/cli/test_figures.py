@@ -54,6 +54,13 @@ def test_the_bifurcation_figure(inputs):
     plt.close(fig)
 
 
+def test_the_class_map_and_its_legend_fit(inputs):
+    from meanfield.plots.sweep import class_map
+    fig = class_map(inputs / "map.h5")
+    assert_nothing_clipped(fig)
+    plt.close(fig)
+
+
 def test_lyapunov_exponents_keep_their_styles_and_errors(inputs):
     fig = lyapunov_vs_parameter(inputs / "sweep.h5", k=3)
     ax = fig.axes[0]
