@@ -10,8 +10,12 @@ finished chunk and a later call computes only what is missing (docs/storage.md Â
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 import uuid
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -26,6 +30,8 @@ from .tasks import compute_chunk, handoff_names
 
 #: Times a task is retried when it fails (worker loss is handled by the scheduler on top of this).
 RETRIES = 3
+#: Seconds between two looks at the finished tasks (and at Ctrl-C).
+POLL = 0.05
 
 
 def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = False, workers: int | None = None,
@@ -98,19 +104,42 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
                desc=run.name, file=sys.stderr)
     written = int(done.sum())
     try:
-        for future in pending:
-            result = future.result()
-            write_points(f, run, result["index"], result)
-            del futures[future.key]
-            written += len(result["index"])
-            bar.update(len(result["index"]))
-            if callback is not None:
-                callback(written, total)
+        with _ctrl_c() as stop:
+            while not pending.is_empty():
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                if not pending.has_ready():
+                    time.sleep(POLL)
+                    continue
+                for future in pending.next_batch(block=False):
+                    result = future.result()
+                    write_points(f, run, result["index"], result)
+                    del futures[future.key]
+                    written += len(result["index"])
+                    bar.update(len(result["index"]))
+                    if callback is not None:
+                        callback(written, total)
     except BaseException:
         c.cancel(list(futures.values()))
         raise
     finally:
         bar.close()
+
+
+@contextmanager
+def _ctrl_c():
+    """Ctrl-C (SIGINT) as an event the client loop checks between chunks. Raised where it lands, the
+    KeyboardInterrupt could land in a destructor of Dask's, where Python prints and drops it and the sweep
+    runs on; checked here, it always stops the sweep (within :data:`POLL` s)."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 __all__ = ["sweep", "RETRIES"]

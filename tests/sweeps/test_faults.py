@@ -249,14 +249,16 @@ def test_a_second_writer_is_refused(hdf5_locking, external_cluster, write_run, t
     assert main(["sweep", run_file, "-o", str(out), "--scheduler", external_cluster]) == 2
     assert main(["info", str(out)]) == 0
     assert main(["analyze", str(out)]) == 0
-    assert first.poll() is None, "the first sweep ended before the second writer tried"
+    assert first.poll() is None, f"the first sweep ended before the second writer tried: {first.stderr.read()}"
     first.send_signal(signal.SIGINT)
-    assert first.wait(timeout=120) == 130
+    first.wait(timeout=120)
+    stopped = first.stderr.read()
+    assert first.returncode == 130, stopped
     captured = capsys.readouterr()
     pid = f"(pid {first.pid}, host {os.uname().nodename})"
     assert captured.err.strip() == f"meanfield sweep: error: {out} is being written by meanfield sweep {pid}"
     assert captured.out.count(f"is being written by meanfield sweep {pid}") == 2      # info and analyze
-    assert f"points are stored in {out}; run again to resume" in first.stderr.read()
+    assert f"points are stored in {out}; run again to resume" in stopped
     stored = read_all(out)
     with h5py.File(out, "r") as f:
         assert "analysis" not in f
