@@ -21,7 +21,7 @@ def test_a_2d_parameter_array_is_refused_not_flattened():
         mf.simulate_batch(mf.presets.paper(), 10, parameters={"beta_o": np.ones((2, 2))})
 
 
-@pytest.mark.parametrize("key, value", [("seed", -1), ("n_features", 0), ("n_semantic", 0), ("pe_bits", -1)])
+@pytest.mark.parametrize("key, value", [("seed", -1), ("n_features", 0), ("semantic_bits", 0), ("pe_bits", -1)])
 def test_random_preset_names_the_key(key, value):
     with pytest.raises(mf.ConfigError, match=f"{key} = {value} is not allowed"):
         mf.presets.random(**{"seed": 0, key: value})
