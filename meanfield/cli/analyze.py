@@ -20,6 +20,7 @@ def run(args):
     from ..analysis import Thresholds
     from ..errors import ConfigError
     from ..sweeps.labels import analyze
+    from ..sweeps.lock import holder
     from . import parse_overrides
     overrides = parse_overrides(args.overrides)
     known = {f.name for f in dataclasses.fields(Thresholds)}
@@ -31,8 +32,13 @@ def run(args):
             raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
     integers = {"min_length", "chaos01_n_c", "chaos01_samples", "seed", "max_period"}
     thresholds = Thresholds(**{k: int(v) if k in integers else v for k, v in overrides.items()})
-    fractions = analyze(args.path, thresholds)
-    print(f"{args.path}: analysis written")
+    busy = holder(args.path)
+    fractions = analyze(args.path, thresholds, write=busy is None)
+    if busy is None:
+        print(f"{args.path}: analysis written")
+    else:
+        print(f"{busy.describe(args.path)}: its finished points are classified below, nothing is written; run "
+              "`meanfield analyze` again when it has finished to store the analysis")
     for name, value in fractions.items():
         if value == value and value > 0:
             print(f"  {name:15s} {value:6.1%}")
