@@ -77,7 +77,7 @@ def _setup_logging(args) -> None:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else list(argv)))
     prefix = f"meanfield {args.command}"
     try:
         _setup_logging(args)
@@ -115,6 +115,27 @@ def parse_value(text: str):
         except ValueError:
             pass
     return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def _join_negative_values(argv: list) -> list:
+    """``--beta -inf`` -> ``--beta=-inf``: argparse takes a value that starts with ``-`` for an option unless it
+    looks like a plain negative number, so ``-inf``, ``-nan`` or ``-1e-3`` after an option are joined to it
+    (the value is then checked like any other)."""
+    out = []
+    for token in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and token.startswith("-") and _number(token):
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_overrides(pairs) -> dict:

@@ -21,6 +21,7 @@ def run(args):
     from ..errors import ConfigError
     from ..model.spec import require_int
     from ..sweeps.labels import analyze
+    from ..sweeps.lock import holder
     from ..sweeps.store import read_sweep
     from . import parse_overrides, report
     overrides = parse_overrides(args.overrides)
@@ -35,8 +36,13 @@ def run(args):
     thresholds = Thresholds(**{k: require_int(f"--set {k}", v, 0) if k in integers else v
                                for k, v in overrides.items()})
     read_sweep(args.path)                            # StoreError before anything is written
-    fractions = analyze(args.path, thresholds)
-    report(args, f"{args.path}: analysis written")
+    busy = holder(args.path)
+    fractions = analyze(args.path, thresholds, write=busy is None)
+    if busy is None:
+        report(args, f"{args.path}: analysis written")
+    else:
+        report(args, f"{busy.describe(args.path)}: its finished points are classified below, nothing is written; "
+                     "run `meanfield analyze` again when it has finished to store the analysis")
     for name, value in fractions.items():
         if value == value and value > 0:
             report(args, f"  {name:15s} {value:6.1%}")

@@ -31,6 +31,7 @@ def register(sub, parents):
 
 def run(args):
     from ..errors import ConfigError
+    from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
     from ..simulate import simulate
     from ..sweeps.provenance import record
@@ -54,6 +55,9 @@ def run(args):
                     record_every=args.record_every)
     write_trajectory(args.output, traj, overwrite=True, record=record("simulate"))
     report(args, f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")
+    if traj.diverged_at is not None and traj.diverged_at >= 0:
+        report(args, f"divergent: the PID loop passed the bound {DIVERGENCE_BOUND:g} at step {traj.diverged_at} and "
+                     "was stopped; records and exponents from there on are NaN (docs/model.md §5.3)")
     if traj.lyapunov is not None:
         report(args, "lyapunov: " + " ".join(f"{x:.4f}" for x in traj.lyapunov))
     if args.plot:

@@ -57,20 +57,24 @@ def parse_run_overrides(pairs) -> dict:
 def _dry_run(args, spec, output, workers) -> None:
     from ..errors import BackendError
     from ..sweeps.estimate import duration, seconds_per_point, size
-    from ..sweeps.store import points_done, sweep_bytes
+    from ..errors import StoreError
+    from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
                      for a in spec.grid_axes)
     todo = spec.n_points
     state = "a new file"
     if os.path.exists(output) and not args.force:
-        done = points_done(output, spec)
-        todo -= done
-        state = f"exists with {done} points done: {todo} to compute"
+        held = sweep_state(output)
+        if held["kind"] != SWEEP_KIND or differences(held, spec):
+            raise StoreError(f"output {output!r} exists and holds another run (or is no sweep file): choose another "
+                             "path or replace it (--force)")
+        todo -= held["done"]
+        state = f"exists with {held['done']} points done: {todo} to compute"
     exponents = f", {spec.lyapunov} Lyapunov exponents" if spec.lyapunov else ""
     report(args, f"{spec.name}: {spec.n_points} points ({axes})")
     report(args, f"  per point: {spec.steps} steps, {spec.transient} transient{exponents}")
-    report(args, f"  output: {output}, {size(sweep_bytes(spec))} ({state})")
+    report(args, f"  output: {output}, {size(sweep_nbytes(spec))} ({state})")
     if todo:
         if not args.quiet:
             print("meanfield sweep: measuring a few short points on this machine (the first time, this compiles "
@@ -90,6 +94,7 @@ def run(args):
     from ..errors import ConfigError
     from ..sweeps.run import sweep
     from ..sweeps.runfile import load_run
+    from ..sweeps.store import check_output
     from . import progress_enabled, report
     spec = load_run(args.run_file, **parse_run_overrides(args.overrides))
     if args.workers is not None and args.workers < 1:
@@ -98,19 +103,19 @@ def run(args):
     if args.plot:
         from ..plots.style import check_figure_path
         check_figure_path(args.plot)
+        check_output(args.plot, overwrite=True, make_dirs=True)
     if args.dry_run:
         workers = args.workers or spec.cluster.get("workers") or len(os.sched_getaffinity(0))
         return _dry_run(args, spec, output, workers)
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
                           "--resume to start it)")
-    for path in (output, args.plot):
-        if path and os.path.dirname(path):
-            os.makedirs(os.path.dirname(path), exist_ok=True)
     path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
                  resume=True if args.resume else None, overwrite=args.force, progress=progress_enabled(args))
     report(args, f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
+        if os.path.dirname(args.plot):
+            os.makedirs(os.path.dirname(args.plot), exist_ok=True)
         if spec.finite is not None:
             from ..plots.sweep import finite_error_figure
             fig = finite_error_figure(path)

@@ -25,7 +25,10 @@ MAX_FEATURES = 16
 
 
 def require_finite(key: str, value, allowed: str = "a finite number") -> float:
-    """Return ``float(value)`` or raise ConfigError naming ``key`` when it is not a finite number."""
+    """Return ``float(value)`` or raise ConfigError naming ``key`` when it is not a finite number (a string
+    such as ``"127"`` is not a number)."""
+    if isinstance(value, (str, bytes)):
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be {allowed}, not a string")
     try:
         number = float(value)
     except (TypeError, ValueError):

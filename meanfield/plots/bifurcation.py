@@ -31,9 +31,10 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None,
     ax : a matplotlib Axes to draw into (default: a new figure).
     colorbar : draw the colour bar (fraction of the recorded steps per bin) next to ``ax``.
 
-    Returns the matplotlib Figure. Points not yet computed stay white; the y range is that of the visited bins.
+    Returns the matplotlib Figure. Points not yet computed stay white; divergent points (their PID loop was
+    stopped, docs/model.md §5.3, so they have no orbit) are red columns; the y range is that of the visited bins.
     """
-    data = read_sweep(path, ("hist", "done") + (("band_values", "pair_plotted") if band else ()))
+    data = read_sweep(path, ("hist", "done", "diverged_at") + (("band_values", "pair_plotted") if band else ()))
     if len(data.axes) != 1:
         raise ConfigError(f"plot_density_bifurcation: the sweep has axes {data.axes}; it needs a 1-D sweep")
     run = data.run
@@ -65,6 +66,8 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None,
                       norm=LogNorm(vmin=1.0 / recorded, vmax=1.0), extent=[x[0] - step / 2, x[-1] + step / 2, lo, hi])
     for xs, ys in points:
         ax.plot(xs, ys, ",", color="tab:cyan", alpha=0.6, rasterized=True)
+    if "diverged_at" in data.arrays:
+        mark_columns(ax, x, done & (data.arrays["diverged_at"] >= 0))
     follow_data(ax, *occupied_range(hist[done], edges))
     if colorbar:
         bar = fig.colorbar(image, ax=ax, pad=0.01, fraction=0.04, aspect=25)
@@ -76,4 +79,12 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None,
     return fig
 
 
-__all__ = ["plot_density_bifurcation", "occupied_range"]
+def mark_columns(ax, x, mask, colour: str = "tab:red", name: str = "divergent") -> None:
+    """Shade the full height of the columns of the 1-D grid ``x`` where ``mask`` holds (points without an
+    orbit to draw, such as divergent ones), labelled ``name`` once for a legend."""
+    step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+    for n, value in enumerate(x[mask]):
+        ax.axvspan(value - step / 2, value + step / 2, color=colour, alpha=0.35, lw=0, label=None if n else name)
+
+
+__all__ = ["plot_density_bifurcation", "mark_columns", "occupied_range"]

@@ -9,7 +9,7 @@ from ..analysis import LABELS
 from ..errors import ConfigError
 from ..sweeps.labels import MISSING, point_labels
 from ..sweeps.store import read_sweep
-from .bifurcation import plot_density_bifurcation
+from .bifurcation import mark_columns, plot_density_bifurcation
 from .style import (AXIS_SYMBOLS, CLASS_COLOURS, class_legend, draw_class_grid, follow_data, label, legend_outside,
                     paper_style, plt)
 
@@ -33,7 +33,8 @@ def _one_axis(data):
 def class_bifurcation(path, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes
-    as their Poincaré band points. The legend sits above the axes, the y range follows the points."""
+    as their Poincaré band points, divergent points (no orbit) as red columns. The legend sits above the axes,
+    the y range follows the points."""
     names = _names(point_labels(path)[0])
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
@@ -52,6 +53,9 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     for name, colour in DOT_COLOURS.items():
         rows = np.flatnonzero(names == name)
         if not rows.size:
+            continue
+        if name == "divergent":
+            mark_columns(ax, x, names == name, colour, "divergent")
             continue
         if name in ("fixed_point", "periodic") or band is None:
             i, b = np.nonzero(hist[rows] > 0)

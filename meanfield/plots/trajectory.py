@@ -28,22 +28,31 @@ def _phase_plane(ax, xs, ys, x_label, y_label) -> None:
 @paper_style
 def trajectory_figure(traj, observable: str = "mo_se", window: int = 350):
     """The last ``window`` recorded steps of every feature, and the (feature 1, feature 2) phase plane of all
-    recorded steps (``meanfield simulate --plot``)."""
+    recorded steps (``meanfield simulate --plot``).
+
+    A divergent trajectory (``traj.diverged_at`` >= 0, docs/model.md §5.3) shows the ``window`` steps before
+    the divergence, a red line at the step where its PID loop was stopped, and says so in the title."""
     series = getattr(traj, observable)
     steps = traj.transient + traj.record_every * np.arange(len(series))
     fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(7.0, 2.6), gridspec_kw={"width_ratios": [2.2, 1]},
                                      layout="constrained")
-    tail = slice(max(0, len(series) - window), None)
+    diverged = traj.diverged_at is not None and traj.diverged_at >= 0
+    end = int(np.sum(steps < traj.diverged_at)) + 1 if diverged else len(series)
+    tail = slice(max(0, end - window), end)
     for a in range(series.shape[1]):
         ax_t.plot(steps[tail], series[tail, a], lw=0.8, label=label(observable, a))
+    title = run_title(traj) + rf", $\gamma = {traj.model.effective_gamma:.3f}$"
+    if diverged:
+        ax_t.axvline(traj.diverged_at, color="tab:red", ls="--", lw=1.0, label=f"diverged, t = {traj.diverged_at}")
+        title += f": divergent at t = {traj.diverged_at}" + (" (before the recorded steps)" if end == 1 else "")
     ax_t.set_xlabel("step $t$")
     ax_t.set_ylabel(f"${SYMBOLS[observable]}_a$")
     legend_outside(ax_t)
-    ax_t.set_title(f"last {min(window, len(series))} recorded steps", loc="left")
+    ax_t.set_title(f"last {min(window, end)} recorded steps", loc="left")
     _phase_plane(ax_p, series[:, 0], series[:, 1 % series.shape[1]], label(observable, 0),
                  label(observable, 1 % series.shape[1]))
     ax_p.set_title("all recorded steps", loc="left")
-    fig.suptitle(run_title(traj) + rf", $\gamma = {traj.model.effective_gamma:.3f}$")
+    fig.suptitle(title, color="tab:red" if diverged else "k")
     return fig
 
 

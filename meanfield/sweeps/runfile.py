@@ -66,8 +66,8 @@ from ..model.layout import OBSERVABLES, batch_parameters
 from ..model.spec import require_int
 from ..presets import preset, preset_keys
 from .tables import (MODEL_AXES, START_KEYS, TOP_KEYS, Axis, ContinuationSpec, FiniteSpec, RecordSpec, ReductionSpec,
-                     StartSpec, check_keys, parse_cluster, parse_continuation, parse_finite, parse_grid, parse_lyapunov,
-                     parse_record, parse_reductions, parse_start)
+                     StartSpec, check_keys, check_points, parse_cluster, parse_continuation, parse_finite, parse_grid,
+                     parse_lyapunov, parse_record, parse_reductions, parse_start)
 
 #: Backend names of :func:`meanfield.simulate.simulate_batch`.
 BACKENDS = ("cpu", "cuda", "cuda:float64", "cuda:float32")
@@ -249,6 +249,7 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are {list(BACKENDS)}")
     if "finite" in data:
         _check_finite_run(run, data, model)
+        check_points(run.n_points, " x ".join(str(n) for n in run.shape))
     batch_parameters(model, run.parameters(np.arange(run.n_points)))   # axis values valid for the model
     if run.finite is not None:
         return run                                       # the finite network starts from x0 = W^o[0]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import h5py
@@ -18,12 +20,16 @@ from ..kernels.reductions import bin_edges
 from ..model.layout import OBSERVABLES
 from ..model.spec import ModelSpec
 from .evidence import EVIDENCE
+from .lock import writer_lock
 from .provenance import now
 from .provenance import record as provenance_record
 from .runfile import RunSpec
 from .schema import attrs as cf_attrs
 from .schema import label_flags
 from .tables import MODEL_AXES
+
+#: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
+PART_SUFFIX = ".part"
 
 
 def append_provenance(f: h5py.File, record: dict) -> None:
@@ -61,33 +67,94 @@ def attach(dataset: h5py.Dataset, *scales: h5py.Dataset) -> h5py.Dataset:
     return dataset
 
 
-def check_output(path, overwrite: bool = False) -> str:
-    """Check, without creating anything, that ``path`` can be written: its directory exists and is
-    writable, and it does not exist yet unless ``overwrite``."""
+#: What h5py raises when HDF5 cannot write (a full disk, a file-size limit): OSError, or RuntimeError from a flush.
+WRITE_ERRORS = (OSError, RuntimeError)
+
+
+def reason(exc: Exception) -> str:
+    """The short cause of an error raised by h5py (HDF5's ``error message = '...'`` when it gives one)."""
+    text = str(exc)
+    found = re.search(r"error message = '([^']*)'", text)
+    if found:
+        return found.group(1)
+    return getattr(exc, "strerror", None) or (text.splitlines()[0] if text else type(exc).__name__)
+
+
+def check_output(path, overwrite: bool = False, make_dirs: bool = False) -> str:
+    """Check, without creating anything, that ``path`` can be written: not a directory, its directory exists
+    (or, with ``make_dirs``, can be created) and is writable, and it does not exist yet unless ``overwrite``."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise StoreError(f"output {path!r} is a directory: give a file name, e.g. {os.path.join(path, 'out.h5')!r}")
     if os.path.exists(path) and not overwrite:
         raise StoreError(f"output {path!r} exists: choose another path or pass overwrite=True (--force)")
     directory = os.path.dirname(os.path.abspath(path))
+    while make_dirs and not os.path.lexists(directory):
+        directory = os.path.dirname(directory)
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
         raise StoreError(f"output {path!r}: directory {directory!r} does not exist or is not writable")
     return path
 
 
-def open_new(path, overwrite: bool = False) -> h5py.File:
-    """Create ``path`` for writing after :func:`check_output`."""
-    path = check_output(path, overwrite)
+def reserve(path, nbytes: int) -> None:
+    """Create ``path`` with ``nbytes`` allocated and empty it again: StoreError, with nothing left behind,
+    when the disk or the process's file-size limit cannot take that much. HDF5 itself is not reliable once a
+    write fails (its later flushes fail too), so a file it cannot finish is never started."""
     try:
-        return h5py.File(path, "w")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     except OSError as exc:
-        raise StoreError(f"output {path!r} cannot be created: {exc}") from None
+        raise StoreError(f"output {path!r} cannot be created: {exc.strerror}") from None
+    try:
+        if nbytes and hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(fd, 0, nbytes)
+    except OSError as exc:
+        os.remove(path)
+        raise StoreError(f"output {path!r} cannot be created: {exc.strerror} ({nbytes / 2 ** 20:.3g} MiB "
+                         "needed)") from None
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_file(path, nbytes: int = 0):
+    """An h5py file created as ``path + PART_SUFFIX`` (after :func:`reserve` of ``nbytes``) and renamed to
+    ``path`` when the block ends; on any error the partial file is removed (a write error becomes one
+    StoreError line)."""
+    path = os.fspath(path)
+    part = path + PART_SUFFIX
+    reserve(part, nbytes)
+    try:
+        with h5py.File(part, "w") as f:
+            yield f
+        os.replace(part, path)
+    except BaseException as exc:
+        if os.path.exists(part):
+            os.remove(part)
+        if isinstance(exc, WRITE_ERRORS) and not isinstance(exc, StoreError):
+            raise StoreError(f"output {path!r} cannot be written: {reason(exc)}") from None
+        raise
+
+
+@contextmanager
+def reading(path):
+    """``path`` open read-only without HDF5's file lock, so a running sweep's file can be read (its writer only
+    overwrites raw data and sets ``done`` flags after the data, §3); StoreError when it is not readable."""
+    path = os.fspath(path)
+    try:
+        f = h5py.File(path, "r", locking=False)
+    except OSError as exc:
+        raise StoreError(f"{path!r} is not a readable HDF5 file: {reason(exc)}") from None
+    with f:
+        yield f
 
 
 def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | None = None) -> str:
     """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature), (exponent) and the
     final state over (window, feature) and (window, pe_bit); CF attributes on every variable, the model spec
-    (JSON) and the provenance ``record`` (:func:`meanfield.sweeps.provenance.record`) in attributes
-    (docs/storage.md §2)."""
-    with open_new(path, overwrite) as f:
+    (JSON), the divergence step and the provenance ``record`` (:func:`meanfield.sweeps.provenance.record`) in
+    attributes (docs/storage.md §2)."""
+    arrays = [getattr(trajectory, o) for o in OBSERVABLES] + [trajectory.lyapunov, trajectory.lyapunov_stderr]
+    with atomic_file(check_output(path, overwrite), sum(a.nbytes for a in arrays if a is not None)) as f:
         model = trajectory.model
         rows = next((len(getattr(trajectory, o)) for o in OBSERVABLES if getattr(trajectory, o) is not None), 0)
         state = trajectory.final_state
@@ -117,23 +184,20 @@ def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | N
             put("final_pe", state.pe, "window", "pe_bit")
         f.attrs.update({"kind": "trajectory", "model": model.to_json(), "steps": trajectory.steps,
                         "transient": trajectory.transient, "record_every": trajectory.record_every,
-                        "created": now()})
+                        "created": now(), "diverged_at": _or(trajectory.diverged_at, -1),
+                        "max_integral": _or(trajectory.max_integral, np.nan)})
         append_provenance(f, record or provenance_record("simulate"))
     return os.fspath(path)
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
 def read_attrs(path) -> dict:
     """Attributes of a result file (JSON attributes decoded); StoreError when it is not readable."""
-    if not os.path.isfile(path):
-        raise StoreError(f"{os.fspath(path)!r} does not exist or is not a file")
-    try:
-        with h5py.File(path, "r") as f:
-            attrs = dict(f.attrs)
-    except OSError as exc:
-        if "lock" in str(exc):
-            raise StoreError(f"{os.fspath(path)!r} is open for writing by another process (a running sweep?): try "
-                             "again when it has finished") from None
-        raise StoreError(f"{path!r} is not a readable HDF5 file: {exc}") from None
+    with reading(path) as f:
+        attrs = dict(f.attrs)
     for key, value in attrs.items():
         if isinstance(value, str) and value[:1] in "{[":
             try:
@@ -222,16 +286,6 @@ def stored_model(run: RunSpec) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def sweep_bytes(run: RunSpec) -> int:
-    """Bytes of the data a sweep file of ``run`` holds (its datasets and coordinates; HDF5 adds a few kB)."""
-    layout = sweep_layout(run)
-    coords = _coordinates(run, layout)
-    total = sum(np.asarray(v).size * 8 for v in coords.values())
-    for dims, dtype, _ in layout.values():
-        total += int(np.prod(run.shape + tuple(len(coords[d]) for d in dims))) * np.dtype(dtype).itemsize
-    return total
-
-
 def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Dataset:
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
@@ -239,11 +293,34 @@ def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Datase
     return f.create_dataset(name, shape=shape, dtype=dtype, fillvalue=fill, dcpl=dcpl)
 
 
+#: Bound on the HDF5 metadata of one dataset of a sweep file (object header, dimension-scale references and
+#: attributes: 1-2 kB measured in these files).
+METADATA_NBYTES = 4096
+
+
+def sweep_nbytes(run: RunSpec) -> int:
+    """Bytes ``run``'s sweep file takes (every dataset is allocated when it is created), coordinates and a
+    bound on the metadata (:data:`METADATA_NBYTES` per dataset) included."""
+    layout = sweep_layout(run)
+    coords = _coordinates(run, layout)
+    total = sum(np.asarray(values).nbytes for values in coords.values())
+    total += METADATA_NBYTES * (len(coords) + len(layout) + 2)
+    for dims, dtype, _ in layout.values():
+        total += run.n_points * int(np.prod([len(coords[d]) for d in dims])) * np.dtype(dtype).itemsize
+    return total
+
+
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
-    """Create the sweep file of ``run`` with every dataset allocated, named dimensions, CF attributes and the
-    run spec (TOML text and JSON); returns it open for writing, flushed. The caller appends the provenance
-    record (:func:`append_provenance`) once it knows where the sweep computes."""
-    f = open_new(path, overwrite)
+    """Create the sweep file of ``run`` at ``path`` with every dataset allocated, named dimensions, CF attributes
+    and the run spec (TOML text and JSON); returns it open for writing, flushed. The caller appends the
+    provenance record (:func:`append_provenance`) once it knows where the sweep computes. On any error the
+    partial file is removed (an OSError, e.g. a full disk, becomes one StoreError line)."""
+    path = check_output(path, overwrite)
+    reserve(path, sweep_nbytes(run))
+    try:
+        f = h5py.File(path, "w")
+    except OSError as exc:
+        raise StoreError(f"output {path!r} cannot be created: {reason(exc)}") from None
     try:
         layout = sweep_layout(run)
         if run.reductions.band_pairs:
@@ -264,19 +341,33 @@ def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
                         "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
                         "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
         f.flush()
-    except BaseException:
-        f.close()
+    except BaseException as exc:
+        try:
+            f.close()
+        except WRITE_ERRORS:
+            pass                                      # a full disk fails the close too; the file goes anyway
         os.remove(path)
+        if isinstance(exc, WRITE_ERRORS) and not isinstance(exc, StoreError):
+            raise StoreError(f"output {path!r} cannot be created: {reason(exc)}") from None
         raise
     return f
 
 
-def points_done(path, run) -> int:
-    """How many points of ``run`` an existing sweep file holds (read only); StoreError if it belongs to another
-    spec."""
-    _check_same_run(os.fspath(path), run)
-    with h5py.File(os.fspath(path), "r") as f:
-        return int(done_flags(f).sum())
+def sweep_state(path) -> dict:
+    """What a file holds, read-only: ``kind`` (None when absent), ``run_key`` (decoded, None when absent),
+    ``done`` and ``total`` points; StoreError when it is not a readable HDF5 file."""
+    with reading(path) as f:
+        kind, key = f.attrs.get("kind"), f.attrs.get("run_key")
+        done = f["done"][...] if kind == SWEEP_KIND and "done" in f else np.zeros(0, np.uint8)
+    return {"kind": kind, "run_key": None if key is None else json.loads(key), "done": int(done.sum()),
+            "total": int(done.size)}
+
+
+def differences(state: dict, run: RunSpec) -> list:
+    """Top-level keys of the run spec in which the sweep file of ``state`` (:func:`sweep_state`) differs
+    from ``run`` (only keys that change stored numbers, :meth:`RunSpec.result_key`)."""
+    stored, wanted = state["run_key"] or {}, json.loads(run.result_key())
+    return sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
 
 
 def open_sweep(path, run) -> h5py.File:
@@ -284,24 +375,19 @@ def open_sweep(path, run) -> h5py.File:
     path = os.fspath(path)
     if not os.access(path, os.W_OK):
         raise StoreError(f"output {path!r} exists but is not writable; cannot resume")
-    _check_same_run(path, run)
+    state = sweep_state(path)
+    if state["kind"] != SWEEP_KIND:
+        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {state['kind']!r}); choose "
+                         "another path or overwrite it (--force)")
+    differ = differences(state, run)
+    if differ:
+        raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
+                         "to mix results: choose another output path or overwrite it (--force)")
     try:
         return h5py.File(path, "r+")
     except OSError as exc:
-        raise StoreError(f"output {path!r} cannot be opened for resuming: {exc}") from None
-
-
-def _check_same_run(path: str, run) -> None:
-    attrs = read_attrs(path)
-    if attrs.get("kind") != SWEEP_KIND:
-        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {attrs.get('kind')!r}); "
-                         "choose another path or overwrite it")
-    stored = json.loads(attrs["run_key"]) if isinstance(attrs["run_key"], str) else attrs["run_key"]
-    wanted = json.loads(run.result_key())
-    differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
-    if differ:
-        raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
-                         "to mix results: choose another output path or overwrite it")
+        held = " (another program has it open: HDF5's file lock)" if "lock" in str(exc) else ""
+        raise StoreError(f"output {path!r} cannot be opened for writing: {reason(exc)}{held}") from None
 
 
 def _runs(shape: tuple, indices: np.ndarray):
@@ -355,7 +441,7 @@ def mark_finished(f: h5py.File) -> None:
 def sweep_summary(path) -> dict:
     """Points done / total, the axes and their ranges, and the stored datasets of a sweep file."""
     attrs = read_attrs(path)
-    with h5py.File(path, "r") as f:
+    with reading(path) as f:
         done = f["done"][...]
         axes = {name: (float(f[name][0]), float(f[name][-1]), len(f[name])) for name in attrs["axes"]}
     return {"attrs": attrs, "done": int(done.sum()), "total": int(done.size), "axes": axes,
@@ -364,7 +450,7 @@ def sweep_summary(path) -> dict:
 
 def datasets(path) -> dict:
     """Shape and dtype of every top-level dataset of a result file: name -> (shape, dtype name)."""
-    with h5py.File(os.fspath(path), "r") as f:
+    with reading(path) as f:
         return {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
 
 
@@ -412,7 +498,7 @@ def read_sweep(path, names=()) -> SweepData:
         raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}): this needs a file written "
                          "by `meanfield sweep` (a trajectory file is drawn by `meanfield simulate --plot`)")
     axes = list(attrs["axes"])
-    with h5py.File(path, "r") as f:
+    with reading(path) as f:
         coords = {name: f[name][...] for name in axes}
         arrays = {name: f[name][...] for name in names if name in f}
     return SweepData(path, attrs, axes, coords, arrays)
@@ -420,17 +506,20 @@ def read_sweep(path, names=()) -> SweepData:
 
 def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
     """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` (codes into the JSON list
-    ``attrs["labels"]``, CF flags) and ``period`` over the grid axes, and the group attributes ``attrs``."""
-    axes = read_attrs(path)["axes"]
-    with h5py.File(os.fspath(path), "r+") as f:
-        if "analysis" in f:
-            del f["analysis"]
-        group = f.create_group("analysis")
-        scales = [dimension(group, name, f[name][...], dict(f[name].attrs)) for name in axes]
-        attach(group.create_dataset("label", data=label), *scales).attrs.update(
-            label_flags(json.loads(attrs["labels"])))
-        attach(group.create_dataset("period", data=period), *scales).attrs.update(cf_attrs("period"))
-        group.attrs.update(attrs)
+    ``attrs["labels"]``, CF flags) and ``period`` over the grid axes, and the group attributes ``attrs``. Holds
+    the file's writer lock (:mod:`.lock`) meanwhile: :class:`~meanfield.sweeps.lock.FileBusy` while a sweep
+    writes it."""
+    with writer_lock(path, "meanfield analyze"):
+        axes = read_attrs(path)["axes"]
+        with h5py.File(os.fspath(path), "r+") as f:
+            if "analysis" in f:
+                del f["analysis"]
+            group = f.create_group("analysis")
+            scales = [dimension(group, name, f[name][...], dict(f[name].attrs)) for name in axes]
+            attach(group.create_dataset("label", data=label), *scales).attrs.update(
+                label_flags(json.loads(attrs["labels"])))
+            attach(group.create_dataset("period", data=period), *scales).attrs.update(cf_attrs("period"))
+            group.attrs.update(attrs)
 
 
 def open_run(path):

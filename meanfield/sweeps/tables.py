@@ -26,6 +26,9 @@ AXIS_NAMES = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETER
 FINITE_KEYS = ("n_bits", "replicas", "seed", "sampler", "aligned_steps")
 CLUSTER_KEYS = ("kind", "workers", "cores", "processes", "memory", "walltime", "queue", "account",
                 "lifetime", "lifetime_stagger", "job_extra", "interface", "local_directory")
+#: Most points one sweep may have (2500 times the paper's Figure 3 sweep): the client holds a flag and a plan
+#: entry per point, and the file allocates every point when it is created. Larger grids: several run files.
+MAX_POINTS = 10_000_000
 #: Keys of the [start] table for each kind of start (docs/model.md §2.2).
 START_KEYS = {"checkpoint": ("kind", "file"), "token": ("kind", "row", "feature", "reset_pe"),
               "correlation": ("kind", "index"), "state": ("kind", "att", "pe")}
@@ -158,7 +161,7 @@ def _axis(name: str, spec) -> Axis:
             raise ConfigError(f"{where}: missing {missing} (a linspace needs start, stop and num)")
         values = np.linspace(require_finite(f"{where}.start", spec["start"]),
                              require_finite(f"{where}.stop", spec["stop"]),
-                             require_int(f"{where}.num", spec["num"], 1))
+                             require_int(f"{where}.num", spec["num"], 1, MAX_POINTS))
     elif isinstance(spec, (list, tuple)):
         values = [require_finite(f"{where}[{i}]", v) for i, v in enumerate(spec)]
     else:
@@ -180,7 +183,16 @@ def parse_grid(table) -> tuple:
         table.update({f"control.{k}": v for k, v in check_keys(nested, CONTROL_PARAMETERS, "grid.control").items()})
     if not 1 <= len(table) <= 2:
         raise ConfigError(f"grid = {sorted(table)} is not allowed: give one or two axes from {list(AXIS_NAMES)}")
-    return tuple(_axis(name, spec) for name, spec in table.items())
+    axes = tuple(_axis(name, spec) for name, spec in table.items())
+    check_points(int(np.prod([len(a.values) for a in axes])), " x ".join(str(len(a.values)) for a in axes))
+    return axes
+
+
+def check_points(n_points: int, shape: str) -> None:
+    """Refuse a grid of more than :data:`MAX_POINTS` points."""
+    if n_points > MAX_POINTS:
+        raise ConfigError(f"grid = {shape} = {n_points} points is not allowed: at most {MAX_POINTS} points per "
+                          "sweep; split the grid into several run files")
 
 
 def _observable(key: str, value) -> str:

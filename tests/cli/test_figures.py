@@ -75,7 +75,7 @@ def test_lyapunov_exponents_keep_their_styles_and_errors(inputs):
 def test_trajectory_figures_name_beta_and_length(traj):
     for fig in (trajectory_figure(traj), trajectory_panels(traj), phase_planes(traj),
                 spectrum_and_acf(traj.mo_se[:, 0], title=r"$\beta_o = 1.3$")):
-        title = fig._suptitle.get_text()
+        title = fig.get_suptitle()
         assert "1.3" in title and ("2000 recorded" in title or "2000" in title), title
         assert_nothing_clipped(fig)
         assert_legends_outside(fig)
