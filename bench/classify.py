@@ -57,29 +57,24 @@ def confusion(rows):
 
 
 def evidence_cost(lengths=(20_000, 100_000), repeats=3):
-    from meanfield.analysis.classify import measure
-    kinds = {"chaotic (henon a=1.4)": textbook.CASES[[c.name for c in textbook.CASES].index("henon a=1.4 chaos")],
-             "quasi-periodic (circle K=0.5)": textbook.CASES[[c.name for c in textbook.CASES].index(
-                 "circle K=0.5 golden rotation")],
-             "periodic (logistic r=3.83)": textbook.CASES[[c.name for c in textbook.CASES].index(
-                 "logistic r=3.83 period 3")]}
+    """Best-of-3 seconds of measure() per point: what a sweep's worker spends on one point's evidence."""
+    from meanfield.analysis import Thresholds, measure
+    names = {"chaotic (henon a=1.4)": "henon a=1.4 chaos", "quasi-periodic (circle K=0.5)": "circle K=0.5 golden rotation",
+             "periodic (logistic r=3.83)": "logistic r=3.83 period 3"}
+    cases = {c.name: c for c in textbook.CASES}
     out = []
     for n in lengths:
-        for kind, case in kinds.items():
-            y = np.ascontiguousarray(textbook.series(case, n))
-            lam, se = textbook.exponents(case, n)
-            best = np.inf
-            for _ in range(repeats):
-                start = time.perf_counter()
-                measure(y, lam, se, 0, 1 % y.shape[1], _thresholds())
-                best = min(best, time.perf_counter() - start)
-            out.append((n, kind, best))
+        for kind, name in names.items():
+            y = np.ascontiguousarray(textbook.series(cases[name], n))
+            lam, se = textbook.exponents(cases[name], n)
+            for with_exp in (False, True):
+                best = np.inf
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    measure(y, lam if with_exp else None, se if with_exp else None, 0, 1 % y.shape[1], Thresholds())
+                    best = min(best, time.perf_counter() - start)
+                out.append((n, kind, with_exp, best))
     return out
-
-
-def _thresholds():
-    from meanfield.analysis import Thresholds
-    return Thresholds()
 
 
 def fig3_quick():
@@ -87,7 +82,8 @@ def fig3_quick():
     from meanfield.simulate import simulate_batch
     betas = np.linspace(0.0, 3.0, 401)
     res = simulate_batch(paper(), 20_000, 10_000, parameters={"beta_o": betas}, lyapunov=True, record=("mo_se",))
-    labels = [classify(res.records["mo_se"][i], res.lyapunov[i], res.lyapunov_stderr[i]).label
+    # the positional encoding (period L = 4) forces the map: forcing_period=4 (docs/classification.md §2)
+    labels = [classify(res.records["mo_se"][i], res.lyapunov[i], res.lyapunov_stderr[i], forcing_period=4).label
               for i in range(betas.size)]
     return betas, labels
 
@@ -115,9 +111,9 @@ def main():
         print(f"n = {n}: wrong {sum(r in wrong for r in sub)}, unresolved "
               f"{sum(r in unresolved for r in sub) / len(sub):.1%}, classify {np.mean([r[4] for r in sub]) * 1e3:.1f} ms/case")
     print(f"total: wrong {len(wrong)} / {len(rows)}, unresolved fraction {len(unresolved) / len(rows):.1%}")
-    print("\nevidence cost (measure(), best of 3, seconds per point):")
-    for n, kind, seconds in evidence_cost():
-        print(f"  n = {n:<7d} {kind:32s} {seconds * 1e3:8.1f} ms")
+    print("\nevidence cost per point (measure(), best of 3):")
+    for n, kind, with_exp, seconds in evidence_cost():
+        print(f"  n = {n:<7d} {kind:32s} {'with' if with_exp else 'without':7s} exponents {seconds * 1e3:8.1f} ms")
     if not args.no_fig3:
         betas, labels = fig3_quick()
         counts = Counter(labels)
