@@ -22,8 +22,8 @@ from collections import Counter
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from analysis import textbook  # noqa: E402
+sys.path.insert(0, ROOT)
+from tests.analysis import textbook  # noqa: E402
 
 from meanfield.analysis import LABELS, Classification, classify  # noqa: E402
 from meanfield.errors import AnalysisError  # noqa: E402

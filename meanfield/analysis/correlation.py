@@ -1,4 +1,4 @@
-"""Autocorrelation functions (spec §4.3).
+"""Autocorrelation functions (the reference's and the normalised one; docs/model.md §7.2).
 
 :func:`autocorrelation_raw` reproduces the reference (``np.correlate(x, x, "full")`` of the raw series,
 lags 0..99); :func:`autocorrelation` is the normalised estimator for analysis (mean removed, biased
@@ -14,11 +14,11 @@ from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
 
 REFERENCE_WINDOW = 100
-"""Number of lags the reference keeps (``plotting_window``, spec §4.3)."""
+"""Number of lags the reference keeps (``plotting_window``, docs/model.md §7.2)."""
 
 
 def autocorrelation_raw(x: np.ndarray, n_lags: int = REFERENCE_WINDOW) -> np.ndarray:
-    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags ``0 .. n_lags − 1`` (spec §4.3).
+    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags ``0 .. n_lags − 1`` (docs/model.md §7.2).
 
     No mean removal, no normalisation.
 

@@ -124,9 +124,12 @@ def find_cycle(
     * **converging**: the envelope of ``e_p`` decays geometrically (log-linear, R² ≥ ``r2_min``) by at least
       ``decades`` decades to ``≤ converged_rtol · M`` at the end; ``repeats = n / p``.
 
-    A proper divisor d of the accepted p whose residual also decays geometrically (to any level, and still
-    in the second half of the series) is the period instead: near a period doubling (multiplier ≈ −1) the lag-2d residual ≈ (1 − μ²)|δ| reaches the
-    floor long before the lag-d one ≈ 2|δ|, although the orbit converges to the d-cycle.
+    A proper divisor d of the accepted p whose residual also decays geometrically (to any level, by at least
+    half as many decades, and still in the second half of the series) is the period instead: near a period
+    doubling (multiplier ≈ −1) the lag-2d residual ≈ (1 − μ²)|δ| reaches the floor long before the lag-d one
+    ≈ 2|δ|, and on a spiral into a fixed point (complex multipliers e^{λ ± 2πiω}) the residual at a near-return
+    lag p of the rotation, ≈ |e^{2πipω} − 1| |δ|, is far smaller than at lag 1, although the orbit converges
+    to the d-cycle.
 
     Lags are examined only if the last 16 samples recur within ``converged_rtol · M`` (cost O(n) per examined
     lag, and almost no lag of an aperiodic series passes that test).
@@ -171,10 +174,13 @@ def find_cycle(
         cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min)
         if cycle is None:
             continue
+        # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
+        # `decades` when that one sat at the floor throughout)
+        least = min(decades, cycle.decay / 2) if cycle.decay > 0 else decades
         for d in (d for d in range(1, p // 2 + 1) if p % d == 0):
             e = lag_residual(y, d)
-            decay = _geometric_decay(e, floor, np.inf, decades, r2_min)
-            if decay > 0 and _geometric_decay(e[e.size // 2:], floor, np.inf, decades / 2, r2_min) > 0:
+            decay = _geometric_decay(e, floor, np.inf, least, r2_min)
+            if decay > 0 and _geometric_decay(e[e.size // 2:], floor, np.inf, least / 2, r2_min) > 0:
                 cycle = Cycle(d, n / d, float(e[-1]), decay, None)
                 break
         return Cycle(cycle.period, cycle.repeats, cycle.residual / magnitude, cycle.decay, cycle.settled_at)

@@ -39,9 +39,10 @@ def weighted_birkhoff_average(x: np.ndarray) -> np.ndarray:
 
 
 def birkhoff_drift(x: np.ndarray) -> float:
-    """``max_f |WB(first half) − WB(second half)| / std_f``: ≈ 0 (super-convergence) for regular orbits,
-    ≳ 1/√N for chaotic ones, large for a series still drifting (a transient). Features with zero standard
-    deviation are skipped; a constant series gives 0.
+    """``max_f |WB(first half) − WB(second half)| / std_f`` over the observables ``x_f`` and ``(x_f − x̄_f)²``:
+    ≈ 0 (super-convergence) for regular orbits, ≳ 1/√N for chaotic ones, large for a series still drifting or
+    shrinking (a transient: a spiral into a fixed point keeps its mean but not its second moment). Observables
+    with zero standard deviation are skipped; a constant series gives 0.
 
     Parameters
     ----------
@@ -50,6 +51,7 @@ def birkhoff_drift(x: np.ndarray) -> float:
     """
     arr = as_series(x, name="x", min_length=4, ndim=(1, 2))
     y = arr.reshape(arr.shape[0], -1)
+    y = np.hstack([y, (y - y.mean(axis=0)) ** 2])
     half = y.shape[0] // 2
     scale = y.std(axis=0)
     keep = scale > 0

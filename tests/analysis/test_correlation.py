@@ -1,4 +1,4 @@
-"""Autocorrelation (spec §4.3)."""
+"""Autocorrelation (docs/model.md §7.2)."""
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from meanfield.errors import AnalysisError
 
 def test_raw_acf_equals_reference_formula():
     x = np.random.default_rng(7).normal(0.5, 1.0, 1000)
-    # spec §4.3 written out: np.correlate(x, x, "full") of the raw series, lags 0..99
+    # docs/model.md §7.2 written out: np.correlate(x, x, "full") of the raw series, lags 0..99
     full = np.correlate(x, x, "full")
     ref = full[len(x) - 1 : len(x) - 1 + 100]
     assert np.array_equal(autocorrelation_raw(x), ref)
