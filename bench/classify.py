@@ -1,13 +1,14 @@
 """Attractor classification against textbook ground truth, and its cost per point.
 
-Usage: python bench/classify.py [--lengths 20000 200000] [--no-fig3]
+Usage: python bench/classify.py [--lengths 20000 200000] [--no-fig3] [--peer COMMIT]
 
 1. The benchmark of tests/analysis/textbook.py (maps with known attractors, each label from the literature):
    every case at every length, from the series alone and with its Lyapunov exponents. Prints the confusion
    table (truth × label; a periodic label with the wrong period counts as wrong), the wrong and the
    unresolved cases, and the unresolved fraction.
-2. Evidence cost: seconds per point of the measurement a sweep's workers run (meanfield.analysis.classify.measure)
-   at 2e4 and 1e5 samples, on a chaotic, a quasi-periodic and a periodic series.
+2. Evidence cost: seconds per point of the measurement a sweep's workers run (meanfield.analysis.measure) at
+   2e4 and 1e5 samples, on a chaotic, a quasi-periodic and a periodic series, with and without exponents; with
+   --peer, the same for the analysis package of another commit, in the same run (ratios: the machine is shared).
 3. The quick Figure 3 sweep (runs/paper_fig3_quick.toml: 401 β_o on [0, 3], 20 000 steps, 10 000 transient,
    12 exponents, from the checkpoint) simulated here in one batch and classified: the class fractions.
 """
@@ -56,8 +57,28 @@ def confusion(rows):
     return "\n".join(lines)
 
 
-def evidence_cost(lengths=(20_000, 100_000), repeats=3):
-    """Best-of-3 seconds of measure() per point: what a sweep's worker spends on one point's evidence."""
+def peer_analysis(commit: str):
+    """The ``meanfield.analysis`` package of another commit, importable side by side as ``peer_analysis`` (its
+    absolute imports renamed), for timing the evidence of the classifier before a change in the same run."""
+    import importlib
+    import subprocess
+    import tempfile
+    target = os.path.join(tempfile.mkdtemp(), "peer_analysis")
+    os.makedirs(target)
+    files = subprocess.run(["git", "ls-tree", "--name-only", f"{commit}:meanfield/analysis"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in (f for f in files if f.endswith(".py")):
+        text = subprocess.run(["git", "show", f"{commit}:meanfield/analysis/{name}"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+        with open(os.path.join(target, name), "w") as out:
+            out.write(text.replace("meanfield.analysis", "peer_analysis"))
+    sys.path.insert(0, os.path.dirname(target))
+    return importlib.import_module("peer_analysis.classify")
+
+
+def evidence_cost(lengths=(20_000, 100_000), repeats=3, peer=None):
+    """Best-of-3 seconds of measure() per point (what a sweep's worker spends on one point's evidence), and of
+    the ``peer`` classifier's measure() (another commit's, :func:`peer_analysis`) on the same series."""
     from meanfield.analysis import Thresholds, measure
     names = {"chaotic (henon a=1.4)": "henon a=1.4 chaos", "quasi-periodic (circle K=0.5)": "circle K=0.5 golden rotation",
              "periodic (logistic r=3.83)": "logistic r=3.83 period 3"}
@@ -68,12 +89,16 @@ def evidence_cost(lengths=(20_000, 100_000), repeats=3):
             y = np.ascontiguousarray(textbook.series(cases[name], n))
             lam, se = textbook.exponents(cases[name], n)
             for with_exp in (False, True):
-                best = np.inf
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    measure(y, lam if with_exp else None, se if with_exp else None, 0, 1 % y.shape[1], Thresholds())
-                    best = min(best, time.perf_counter() - start)
-                out.append((n, kind, with_exp, best))
+                args = (y, lam if with_exp else None, se if with_exp else None, 0, 1 % y.shape[1])
+                timings = []
+                for fn, th in ((measure, Thresholds()),) + (((peer.measure, peer.Thresholds()),) if peer else ()):
+                    best = np.inf
+                    for _ in range(repeats):
+                        start = time.perf_counter()
+                        fn(*args, th)
+                        best = min(best, time.perf_counter() - start)
+                    timings.append(best)
+                out.append((n, kind, with_exp, timings))
     return out
 
 
@@ -92,6 +117,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lengths", type=int, nargs="+", default=[20_000, 200_000])
     parser.add_argument("--no-fig3", action="store_true")
+    parser.add_argument("--peer", metavar="COMMIT", help="also time the evidence of meanfield.analysis at COMMIT "
+                        "(e.g. the commit before the classifier changed) on the same series")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     rows = run_benchmark(args.lengths)
@@ -111,9 +138,13 @@ def main():
         print(f"n = {n}: wrong {sum(r in wrong for r in sub)}, unresolved "
               f"{sum(r in unresolved for r in sub) / len(sub):.1%}, classify {np.mean([r[4] for r in sub]) * 1e3:.1f} ms/case")
     print(f"total: wrong {len(wrong)} / {len(rows)}, unresolved fraction {len(unresolved) / len(rows):.1%}")
-    print("\nevidence cost per point (measure(), best of 3):")
-    for n, kind, with_exp, seconds in evidence_cost():
-        print(f"  n = {n:<7d} {kind:32s} {'with' if with_exp else 'without':7s} exponents {seconds * 1e3:8.1f} ms")
+    peer = peer_analysis(args.peer) if args.peer else None
+    print(f"\nevidence cost per point (measure(), best of 3){f'; peer = meanfield.analysis at {args.peer}' if peer else ''}:")
+    for n, kind, with_exp, timings in evidence_cost(peer=peer):
+        line = f"  n = {n:<7d} {kind:32s} {'with' if with_exp else 'without':7s} exponents {timings[0] * 1e3:8.1f} ms"
+        if peer:
+            line += f"   peer {timings[1] * 1e3:8.1f} ms   ratio {timings[0] / timings[1]:5.2f}"
+        print(line)
     if not args.no_fig3:
         betas, labels = fig3_quick()
         counts = Counter(labels)

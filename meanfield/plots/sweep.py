@@ -8,7 +8,7 @@ import numpy as np
 from ..analysis import LABELS
 from ..errors import ConfigError
 from ..sweeps.labels import MISSING, point_labels
-from ..sweeps.store import read_sweep
+from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import plot_density_bifurcation
 from .style import AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, label, plt
 
@@ -38,16 +38,23 @@ def _mark_transitions(ax, found) -> None:
 def class_bifurcation(path, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
-    their Poincaré band points; one colour-blind-safe colour per class, every class present in the legend,
-    and the located transitions (docs/classification.md §9) as dashed lines."""
+    their Poincaré band points, at the grid's points and those of its refinement rounds; one colour-blind-safe
+    colour per class, every class present in the legend, and the located transitions (docs/classification.md
+    §9) as dashed lines."""
     from matplotlib.lines import Line2D
-    names = _names(point_labels(path)[0])
+
+    from ..sweeps.refine import classified_points
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
+    # the grid and the points of its refinement rounds (docs/classification.md §9), in the order of classified_points
+    names = np.array([n.split("(")[0] for n in classified_points(path)[2]], dtype=object)
+    rounds = read_refinements(path, ("hist", "band_values"))
+    x = np.concatenate([x] + [r["values"] for r in rounds])
     centres = data.arrays["ybin"]
-    hist = data.arrays["hist"][:, feature, :]
+    hist = np.concatenate([data.arrays["hist"]] + [r["arrays"]["hist"] for r in rounds])[:, feature, :]
     pairs = np.flatnonzero(data.arrays["pair_plotted"] == feature) if "pair_plotted" in data.arrays else []
-    band = data.arrays["band_values"][:, pairs[0], :] if len(pairs) else None
+    band = (np.concatenate([data.arrays["band_values"]] + [r["arrays"]["band_values"] for r in rounds])[:, pairs[0], :]
+            if len(pairs) else None)
     observable = data.run["reductions"]["observable"]
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
