@@ -7,6 +7,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from meanfield.analysis import EVIDENCE, LABELS, Thresholds, classify, classify_many, decide, lyapunov_spectrum
 from meanfield.errors import AnalysisError
@@ -230,3 +233,12 @@ def test_stored_evidence_decides_the_same_label(maps):
     ev = classify(cases[3][0], [0.05], [0.01]).evidence
     assert decide(ev).label == "chaotic"
     assert decide(ev, Thresholds(z=10.0)).label == "unresolved"
+
+
+@settings(deadline=None, max_examples=60)
+@given(arrays(np.float64, st.tuples(st.integers(200, 600), st.integers(1, 3)),
+              elements=st.one_of(st.floats(-1e5, 1e5), st.sampled_from([0.0, 1.0, -1.0]))))
+def test_finite_bounded_input_always_gets_a_label(y):
+    # whatever the values (constant stretches, a few levels, steps, noise): a label, never an exception
+    for lam, se in ((None, None), ([0.0], [0.0]), ([np.nan], [np.nan])):
+        assert classify(y, lam, se).label in LABELS
