@@ -193,6 +193,8 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         raise ConfigError(f"lyapunov: the window must be full (D = L = {model.context}) when exponents start at "
                           f"t = transient = {transient}; start depth {int(depth0.min())} needs transient >= "
                           f"{model.context - int(depth0.min())} (docs/model.md §4.2)")
+    if isinstance(backend, str):
+        _check_memory(params.shape[0] * (-(-n_saved // record_every)) * len(selection) * model.n_features * 8)
     kernel = _backend(backend)
     coef, signs, w_pe = map_tables(model)
     records, final_att, final_depth, block_sums, control, stats = kernel(
@@ -212,6 +214,16 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     diverged_at = np.where(active, stats[:, 1], -1).astype(np.int64)
     return BatchResult(recorded, exponents, stderr, blocks, final_att, final_pe, final_depth,
                        control if active.any() else None, max_integral, diverged_at)
+
+
+def _check_memory(nbytes: int) -> None:
+    """Refuse recorded series larger than this machine's memory, before anything is allocated."""
+    import psutil
+    total = psutil.virtual_memory().total
+    if nbytes > total:
+        raise ConfigError(f"steps: the recorded series need {nbytes / 2 ** 30:.3g} GiB and this machine has "
+                          f"{total / 2 ** 30:.3g} GiB; record fewer steps (transient, record_every), observables "
+                          "(record) or points")
 
 
 def _backend(name):

@@ -32,6 +32,8 @@ def _thresholds(overrides):
         raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(fields)}")
     values = {}
     for key, value in overrides.items():
+        if isinstance(value, (bool, str)):
+            raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
         if "int" in str(fields[key].type):
             if value != int(value):
                 raise ConfigError(f"--set {key} = {value!r} is not allowed: must be an integer")
@@ -41,23 +43,31 @@ def _thresholds(overrides):
 
 
 def run(args):
-    from ..errors import ConfigError
+    from ..errors import ConfigError, StoreError
     from ..sweeps.labels import analyze
+    from ..sweeps.lock import holder
     from ..sweeps.refine import classified_points, refine, transition_table, transitions
     from . import parse_overrides
     thresholds = _thresholds(parse_overrides(args.overrides))
+    if args.refine is not None and args.max_rounds < 1:
+        raise ConfigError(f"--max-rounds = {args.max_rounds} is not allowed: must be at least 1")
+    busy = holder(args.path)
+    if args.refine is not None and busy is not None:
+        raise StoreError(f"{busy.describe(args.path)}: refine it when it has finished")
     found = None
     if args.refine is not None:
-        if args.max_rounds < 1:
-            raise ConfigError(f"--max-rounds = {args.max_rounds} is not allowed: must be at least 1")
         found = refine(args.path, args.refine, thresholds, args.max_rounds)
     else:
         try:
             found = transitions(*classified_points(args.path, thresholds)[1:])
         except ConfigError:                          # a 2-D sweep: no transitions along one axis
             found = None
-    fractions = analyze(args.path, thresholds, found)
-    print(f"{args.path}: analysis written")
+    fractions = analyze(args.path, thresholds, write=busy is None, transitions=found)
+    if busy is None:
+        print(f"{args.path}: analysis written")
+    else:
+        print(f"{busy.describe(args.path)}: its finished points are classified below, nothing is written; run "
+              "`meanfield analyze` again when it has finished to store the analysis")
     for name, value in fractions.items():
         if value == value and value > 0:
             print(f"  {name:15s} {value:6.1%}")

@@ -34,10 +34,13 @@ def run(args):
 
 def _sweep(path):
     from ..sweeps.store import sweep_summary
+    from ..sweeps.lock import holder
     summary = sweep_summary(path)
     run = summary["attrs"]["run_json"]
-    print(f"  points done: {summary['done']} / {summary['total']}"
-          + ("" if summary["done"] == summary["total"] else "  (incomplete: run `meanfield sweep` again to resume)"))
+    busy = holder(path)
+    state = (f"  ({busy.describe(path)})" if busy is not None else
+             "" if summary["done"] == summary["total"] else "  (incomplete: run `meanfield sweep` again to resume)")
+    print(f"  points done: {summary['done']} / {summary['total']}" + state)
     for name, (first, last, num) in summary["axes"].items():
         print(f"  axis {name}: {num} values from {first:g} to {last:g}")
     exponents = f", {run['lyapunov']} Lyapunov exponents" if run["lyapunov"] else ""

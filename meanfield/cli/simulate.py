@@ -6,10 +6,17 @@ def register(sub):
     p = sub.add_parser("simulate", help="simulate one parameter point and write a trajectory file",
                        description="Simulate the mean-field map at one parameter point (docs/model.md §3) and write "
                                    "the recorded observables to an HDF5 file.")
-    p.add_argument("--preset", default="paper", help="model preset (default: paper)")
+    p.add_argument("--preset", default="paper", help="model preset: paper (default), reference, random")
     p.add_argument("--beta", "--beta-o", dest="beta_o", type=float, default=None, help="β_o (default: preset's)")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
-                   help="override a model parameter (beta_att, gamma, epsilon, scaling_att, scaling_o, control.kp, ...)")
+                   help="a preset knob (reference: seed, n_features, pe_bits, context, semantic_bits, segments, "
+                        "correlations, gaussian_scale, pe_mode, reorder_weights) or a parameter (beta_att, gamma, "
+                        "epsilon, scaling_att, scaling_o, control.kp, ...)")
+    p.add_argument("--start", choices=("checkpoint", "token", "correlation"), default="checkpoint",
+                   help="checkpoint (the preset's, or --checkpoint FILE; default), token (x0 = W^o[--index] with its "
+                        "PE bits reset) or correlation (the correlation index --index)")
+    p.add_argument("--checkpoint", metavar="FILE.npz", help="start from this checkpoint (att_window, pe_window)")
+    p.add_argument("--index", type=int, default=0, help="token row or correlation index (default 0)")
     p.add_argument("--steps", type=int, default=20_000, help="iterations (default 20000)")
     p.add_argument("--transient", type=int, default=0, help="iterations not recorded (default 0)")
     p.add_argument("--record-every", type=int, default=1, help="record every k-th iteration")
@@ -22,18 +29,30 @@ def register(sub):
 
 
 def run(args):
+    from ..errors import ConfigError
+    from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
     from ..simulate import simulate
     from ..sweeps.store import check_output, write_trajectory
+    from ..sweeps.tables import START_KEYS, parse_start
     from . import parse_overrides
+    if args.checkpoint and args.start != "checkpoint":
+        raise ConfigError(f"--checkpoint {args.checkpoint!r} is not allowed with --start {args.start}")
     overrides = parse_overrides(args.overrides)
     if args.beta_o is not None:
         overrides["beta_o"] = args.beta_o
     model = preset(args.preset, **overrides)
+    table = {"kind": args.start, "file": args.checkpoint, "row": args.index, "index": args.index}
+    start = parse_start({k: v for k, v in table.items() if k in START_KEYS[args.start] and v is not None})
+    start = start.state(model)            # the start (None: the model's checkpoint), checked against the model
     check_output(args.output, args.force)     # fail before computing; nothing is created yet
-    traj = simulate(model, args.steps, args.transient, lyapunov=args.lyapunov, record_every=args.record_every)
+    traj = simulate(model, args.steps, args.transient, start=start, lyapunov=args.lyapunov,
+                    record_every=args.record_every)
     write_trajectory(args.output, traj, overwrite=True)
     print(f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")
+    if traj.diverged_at is not None and traj.diverged_at >= 0:
+        print(f"divergent: the PID loop passed the bound {DIVERGENCE_BOUND:g} at step {traj.diverged_at} and was "
+              "stopped; records and exponents from there on are NaN (docs/model.md §5.3)")
     if traj.lyapunov is not None:
         print("lyapunov: " + " ".join(f"{x:.4f}" for x in traj.lyapunov))
     if args.plot:

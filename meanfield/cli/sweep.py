@@ -28,15 +28,17 @@ def register(sub):
 def run(args):
     from ..sweeps.run import sweep
     from ..sweeps.runfile import load_run
+    from ..sweeps.store import check_output
     spec = load_run(args.run_file)
     output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
-    for path in (output, args.plot):
-        if path and os.path.dirname(path):
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+    if args.plot:
+        check_output(args.plot, overwrite=True, make_dirs=True)
     path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
                  resume=True if args.resume else None, overwrite=args.force, progress=not args.no_progress)
     print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
+        if os.path.dirname(args.plot):
+            os.makedirs(os.path.dirname(args.plot), exist_ok=True)
         if spec.finite is not None:
             from ..plots.sweep import finite_error_figure
             fig = finite_error_figure(path)

@@ -3,9 +3,12 @@
 spec
     :class:`ModelSpec`, :class:`Control` and the validators of user input.
 state
-    :class:`State` (attention and PE windows, controller state), position codes, token starts.
+    :class:`State` (attention and PE windows, controller state), position codes, the reference's starts (token,
+    correlation index, checkpoint file).
 weights
-    Coefficient tables c^α for any number of features M, from weights, correlations or the reference's modes.
+    Coefficient tables c^α for any number of features M, from weights, correlations or the manual orders.
+reference_weights
+    The reference implementation's weight matrices and correlations, bit for bit, for every correlation mode.
 equations
     The map and the PID law as they read in the paper (the kernels are tested against them).
 layout

@@ -83,7 +83,14 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
     for key, column in overrides.items():
         if key not in allowed:
             raise ConfigError(f"parameter {key!r} is not allowed as a batch axis: known are {list(allowed)}")
-        column = np.asarray(column, dtype=np.float64).reshape(-1)
+        try:
+            column = np.asarray(column, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{key} = {column!r} is not allowed: must be a 1-D array of numbers") from None
+        if column.ndim > 1:
+            raise ConfigError(f"{key}: an array of shape {column.shape} is not allowed: must be 1-D (one value "
+                              "per point); flatten it yourself if that is what you mean")
+        column = column.reshape(-1)
         finite = np.isfinite(column) | ((column == np.inf) if key == "control.i_max" else False)
         if column.size == 0 or not np.all(finite):
             raise ConfigError(f"{key} = {column.tolist()[:8]} is not allowed: must be a non-empty array of finite numbers")
@@ -98,7 +105,7 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
         raise ConfigError(f"beta_att has no effect: gamma = {model.gamma} is set explicitly in the model")
 
     def get(key):
-        return values.get(key, np.full(n_points, float(getattr(model, key))))
+        return values[key] if key in values else np.full(n_points, float(getattr(model, key)))
 
     if "gamma" in values or model.gamma is not None:
         gamma = get("gamma")

@@ -21,11 +21,14 @@ from .weights import FEATURES
 SCALAR_PARAMETERS = ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma")
 #: Control-gain parameters, addressed as ``control.<name>`` in overrides and grids.
 CONTROL_PARAMETERS = ("kp", "ki", "kd", "rho", "kappa", "i_max")
-MAX_FEATURES = 12
+MAX_FEATURES = 16
 
 
 def require_finite(key: str, value, allowed: str = "a finite number") -> float:
-    """Return ``float(value)`` or raise ConfigError naming ``key`` when it is not a finite number."""
+    """Return ``float(value)`` or raise ConfigError naming ``key`` when it is not a finite number (a string
+    such as ``"127"`` is not a number)."""
+    if isinstance(value, (str, bytes)):
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be {allowed}, not a string")
     try:
         number = float(value)
     except (TypeError, ValueError):

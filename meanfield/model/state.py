@@ -1,4 +1,5 @@
-"""The state the map acts on, position codes, and token starts (docs/model.md §2).
+"""The state the map acts on, position codes, and the reference's starts (docs/model.md §2): token, correlation
+index, checkpoint file.
 
 State: the attention window A (D×M, row 0 newest, D <= L) and the PE window Π (L×P, row 0 = position code of
 the token generated in the next step), plus, for a PID-controlled run, the controller's state (docs/model.md §5).
@@ -87,14 +88,58 @@ class State:
         w = 1 - model.epsilon
         semantic = w * (w_v[:, :n_se] @ x0[:n_se]) / n_se
         pe_part = (1 - w) * (w_v[:, n_se:] @ x0[n_se:]) / pe_bits if pe_bits else 0.0
-        positions = [position_code(n % 2 ** pe_bits, pe_bits) for n in [0] + list(range(model.context - 1, 0, -1))]
-        return cls(att=(semantic + pe_part)[None, :], pe=np.array(positions).reshape(model.context, pe_bits))
+        return cls(att=(semantic + pe_part)[None, :], pe=rotating_pe_window(model))
+
+    @classmethod
+    def from_correlation(cls, model, index: int) -> "State":
+        """The reference's start from a correlation index (its manual-orders mode, docs/model.md §2.2).
+
+        A = [one-hot of order_v = index] with order_v = roll(0..M-1, -1) the value order of the manual orders
+        (docs/model.md §1.2), the m^v of "token" ``index``; Π as for a token start.
+        """
+        n_features = model.n_features
+        index = require_index("start.index", index, n_features)
+        order_v = np.roll(np.arange(n_features), -1)
+        return cls(att=(order_v == index).astype(np.float64)[None, :], pe=rotating_pe_window(model))
+
+    @classmethod
+    def from_checkpoint_file(cls, path, key: str = "start.file") -> "State":
+        """A state from the reference's checkpoint file (``.npz`` with ``att_window`` (D×M) and ``pe_window``
+        (L×P), as its ``save_context`` writes them, docs/model.md §2.2); ConfigError naming ``key`` when the
+        file cannot be read or lacks them."""
+        try:
+            with np.load(path) as data:
+                arrays = {name: np.array(data[name]) for name in ("att_window", "pe_window") if name in data}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{key} = {str(path)!r} cannot be read as a .npz checkpoint: {exc}") from None
+        if len(arrays) != 2:
+            raise ConfigError(f"{key} = {str(path)!r} is not allowed: a checkpoint needs the arrays att_window "
+                              "(D×M) and pe_window (L×P)")
+        return cls(att=arrays["att_window"], pe=arrays["pe_window"])
 
     def to_dict(self) -> dict:
         out = {"att": self.att.tolist(), "pe": self.pe.tolist()}
         if self.control is not None:
             out["control"] = self.control.tolist()
         return out
+
+
+def rotating_pe_window(model) -> np.ndarray:
+    """Π = [pos(0), pos(L-1), ..., pos(1)], the PE window of the reference's token and correlation starts
+    (docs/model.md §2.2). The reference encodes positions 0..L-1 only with P bits, so it refuses L > 2^P."""
+    context, pe_bits = model.context, model.pe_bits
+    if pe_bits and context > 2 ** pe_bits:
+        raise ConfigError(f"context = {context} is not allowed with a token or correlation start: the positions "
+                          f"0..L-1 need L <= 2^pe_bits = {2 ** pe_bits} (or start from a checkpoint or state)")
+    positions = [position_code(n, pe_bits) for n in [0] + list(range(context - 1, 0, -1))]
+    return np.array(positions).reshape(context, pe_bits)
+
+
+def require_index(key: str, index, n_features: int) -> int:
+    """``index`` as an int in 0..M-1, or ConfigError naming ``key``."""
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n_features:
+        raise ConfigError(f"{key} = {index!r} is not allowed: must be an integer in 0..{n_features - 1}")
+    return int(index)
 
 
 def pattern_token(model, row: int = 0, feature: str = "o", reset_pe: bool = False) -> np.ndarray:

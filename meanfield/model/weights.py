@@ -9,10 +9,10 @@ where σ runs over the output patterns W^o_i ∈ {±1}^M of the semantic columns
 fraction of columns with pattern σ and μ^α_a(σ) the mean of W^α_{i,a} over them. The tables are indexed
 ``coefficients[α][j, a]`` with j the row of :func:`sign_patterns`.
 
-Four ways to build them:
+Three ways to build them (the reference's own weights and correlations, every mode, come from
+:mod:`.reference_weights`):
 
 * :func:`coefficients_from_weights` — explicit ±1 matrices, any M (the sign-class formula above);
-* :func:`legacy_random_segments` — the reference's random segments with its legacy RNG order (docs/model.md §1.2);
 * :func:`coefficients_from_correlations` — explicit pair/quad correlations for M <= 3, with the reference's
   floating-point order K = S·E, c = K / 2^(M-1) (docs/model.md §1.1);
 * :func:`manual_orders` — the reference's "manual orders" mode (docs/model.md §1.2).
@@ -133,44 +133,6 @@ def coefficients_from_correlations(pair: dict, quad: dict | None = None) -> dict
             signed += signs[:, b:b + 1] * even[b:b + 1, :]
         coefficients[alpha] = signed / 2 ** (n_features - 1)
     return coefficients
-
-
-def weights_from_segments(segment_signs: dict, pe_parts: dict, n_se: int) -> dict:
-    """±1 matrices whose semantic columns are constant on segments (docs/model.md §1.2).
-
-    ``segment_signs[α]`` is (M, n_segments); segment s covers columns [int(s g), int(s g + g)) with
-    g = n_se / n_segments. ``pe_parts[α]`` is (M, P), appended as the last P columns.
-    """
-    weights = {}
-    for alpha in FEATURES:
-        signs = np.asarray(segment_signs[alpha], dtype=np.int64)
-        n_features, n_segments = signs.shape
-        size = n_se / n_segments
-        semantic = np.empty((n_features, n_se), dtype=np.int64)
-        for s in range(n_segments):
-            semantic[:, int(s * size):int(s * size + size)] = signs[:, s:s + 1]
-        weights[alpha] = np.hstack([semantic, np.asarray(pe_parts[alpha], dtype=np.int64)])
-    return weights
-
-
-def legacy_random_segments(seed: int, n_features: int = 3, n_se: int = 99, pe_bits: int = 2,
-                           n_segments: int = 3) -> tuple[dict, dict]:
-    """The reference's random-segment weights ("mode 3", pe_mode 0) with its legacy RNG order (docs/model.md §1.2).
-
-    Returns ``(segment_signs, pe_parts)`` for :func:`weights_from_segments`. Draw order on
-    ``np.random.RandomState(seed)``: one discarded (M, N_se) matrix; raw o, v, q, k (M, N_se) matrices whose
-    last P columns become the PE parts; then one draw per (α, row, segment).
-    """
-    rng = np.random.RandomState(seed)
-    rng.randint(2, size=(n_features, n_se))
-    raw = {alpha: 2 * rng.randint(2, size=(n_features, n_se)) - 1 for alpha in FEATURES}
-    pe_parts = {alpha: raw[alpha][:, n_se - pe_bits:n_se] for alpha in FEATURES}
-    segment_signs = {alpha: np.empty((n_features, n_segments), dtype=np.int64) for alpha in FEATURES}
-    for alpha in FEATURES:
-        for a in range(n_features):
-            for s in range(n_segments):
-                segment_signs[alpha][a, s] = 2 * rng.randint(2, size=1)[0] - 1
-    return segment_signs, pe_parts
 
 
 def manual_orders(n_features: int) -> dict:

@@ -21,9 +21,10 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None)
     band : overlay the stored Poincaré band points of the pairs whose plotted feature is ``feature``.
     ax : a matplotlib Axes to draw into (default: a new figure).
 
-    Returns the matplotlib Figure. Points not yet computed stay white.
+    Returns the matplotlib Figure. Points not yet computed stay white; divergent points (their PID loop was
+    stopped, docs/model.md §5.3, so they have no orbit) are red columns.
     """
-    data = read_sweep(path, ("hist", "done") + (("band_values", "pair_plotted") if band else ()))
+    data = read_sweep(path, ("hist", "done", "diverged_at") + (("band_values", "pair_plotted") if band else ()))
     if len(data.axes) != 1:
         raise ConfigError(f"plot_density_bifurcation: the sweep has axes {data.axes}; it needs a 1-D sweep")
     run = data.run
@@ -52,6 +53,8 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None)
               extent=[x[0] - step / 2, x[-1] + step / 2, lo, hi], vmin=0, vmax=1)
     for xs, ys in points:
         ax.plot(xs, ys, ",", color="tab:cyan", alpha=0.6, rasterized=True)
+    if "diverged_at" in data.arrays:
+        mark_columns(ax, x, done & (data.arrays["diverged_at"] >= 0))
     name = run["reductions"]["observable"]
     ax.set_xlabel(AXIS_SYMBOLS.get(data.axes[0], data.axes[0]))
     ax.set_ylabel(label(name, feature))
@@ -60,4 +63,12 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None)
     return fig
 
 
-__all__ = ["plot_density_bifurcation"]
+def mark_columns(ax, x, mask, colour: str = "tab:red", name: str = "divergent") -> None:
+    """Shade the full height of the columns of the 1-D grid ``x`` where ``mask`` holds (points without an
+    orbit to draw, such as divergent ones), labelled ``name`` once for a legend."""
+    step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+    for n, value in enumerate(x[mask]):
+        ax.axvspan(value - step / 2, value + step / 2, color=colour, alpha=0.35, lw=0, label=None if n else name)
+
+
+__all__ = ["plot_density_bifurcation", "mark_columns"]

@@ -9,7 +9,7 @@ from ..analysis import LABELS
 from ..errors import ConfigError
 from ..sweeps.labels import MISSING, point_labels
 from ..sweeps.store import read_refinements, read_sweep
-from .bifurcation import plot_density_bifurcation
+from .bifurcation import mark_columns, plot_density_bifurcation
 from .style import AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, label, plt
 
 def _names(codes):
@@ -38,14 +38,15 @@ def _mark_transitions(ax, found) -> None:
 def class_bifurcation(path, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
-    their Poincaré band points, at the grid's points and those of its refinement rounds; one colour-blind-safe
-    colour per class, every class present in the legend, and the located transitions (docs/classification.md
-    §9) as dashed lines."""
+    their Poincaré band points, divergent points (no orbit) as columns, at the grid's points and those of its
+    refinement rounds; one colour-blind-safe colour per class, every class present in the legend, and the
+    located transitions (docs/classification.md §9) as dashed lines."""
     from matplotlib.lines import Line2D
 
     from ..sweeps.refine import classified_points
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
+    grid = x.size
     # the grid and the points of its refinement rounds (docs/classification.md §9), in the order of classified_points
     names = np.array([n.split("(")[0] for n in classified_points(path)[2]], dtype=object)
     rounds = read_refinements(path, ("hist", "band_values"))
@@ -63,6 +64,11 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     for name in LABELS:
         rows = np.flatnonzero(names == name)
         if not rows.size:
+            continue
+        if name == "divergent":
+            mark_columns(ax, x[:grid], names[:grid] == name, CLASS_COLOURS[name], "divergent")  # grid columns
+            handles.append(Line2D([], [], ls="", marker="s", ms=5, color=CLASS_COLOURS[name], alpha=0.35,
+                                  label="divergent"))
             continue
         values = None if band is None or name in ("fixed_point", "periodic") else band[rows]
         if values is None or not np.isfinite(values).any():    # no band points (or a cycle): visited values

@@ -8,17 +8,26 @@ from .style import label, plt
 
 
 def trajectory_figure(traj, observable: str = "mo_se", window: int = 350):
-    """The last ``window`` recorded steps of every feature, and the (feature 1, feature 2) phase plane."""
+    """The last ``window`` recorded steps of every feature, and the (feature 1, feature 2) phase plane.
+
+    A divergent trajectory (``traj.diverged_at`` >= 0, docs/model.md §5.3) shows the ``window`` steps before
+    the divergence, a red line at the step where its PID loop was stopped, and says so in the title."""
     series = getattr(traj, observable)
     steps = traj.transient + traj.record_every * np.arange(len(series))
     fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(7.0, 2.6), gridspec_kw={"width_ratios": [2, 1]},
                                      constrained_layout=True)
-    tail = slice(max(0, len(series) - window), None)
+    diverged = traj.diverged_at is not None and traj.diverged_at >= 0
+    end = int(np.sum(steps < traj.diverged_at)) + 1 if diverged else len(series)
+    tail = slice(max(0, end - window), end)
     for a in range(series.shape[1]):
         ax_t.plot(steps[tail], series[tail, a], lw=0.8, label=label(observable, a))
+    title = rf"$\beta_o = {traj.model.beta_o:g}$, $\gamma = {traj.model.effective_gamma:.3f}$"
+    if diverged:
+        ax_t.axvline(traj.diverged_at, color="tab:red", ls="--", lw=1.0, label=f"diverged, t = {traj.diverged_at}")
+        title += f": divergent at t = {traj.diverged_at}" + (" (before the recorded steps)" if end == 1 else "")
     ax_t.set_xlabel("step $t$")
-    ax_t.legend(frameon=False, fontsize=8, ncol=series.shape[1])
-    ax_t.set_title(rf"$\beta_o = {traj.model.beta_o:g}$, $\gamma = {traj.model.effective_gamma:.3f}$", fontsize=9)
+    ax_t.legend(frameon=False, fontsize=8, ncol=series.shape[1] + diverged)
+    ax_t.set_title(title, fontsize=9, color="tab:red" if diverged else "k")
     ax_p.plot(series[:, 0], series[:, 1 % series.shape[1]], ",", color="k", alpha=0.5)
     ax_p.set_xlabel(label(observable, 0))
     ax_p.set_ylabel(label(observable, 1 % series.shape[1]))

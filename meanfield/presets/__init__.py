@@ -1,63 +1,149 @@
-"""Ready-made models. ``paper()`` is the configuration of Poc-López & Aguilera (docs/model.md §1.3)."""
+"""Ready-made models (docs/model.md §1.2, §1.3), by name for run files and the command line (:func:`preset`).
+
+``reference``
+    The authors' reference implementation's model from its configuration knobs, weights and correlations bit for
+    bit (:mod:`meanfield.model.reference_weights`), every correlation mode.
+``paper``
+    ``reference`` at the values of the paper (``paper.toml``), started from the paper's checkpoint.
+``random``
+    Random ±1 weights for any number of features M (1..16), tables by the sign-class formula.
+
+Every preset also takes the scalar parameters (``beta_o``, ``beta_att``, ``scaling_att``, ``scaling_o``,
+``epsilon``, ``gamma``) and PID gains (``control.kp``, ...) by keyword.
+"""
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from importlib import resources
 
 import numpy as np
 
 from ..errors import ConfigError
-from ..model.spec import ModelSpec
+from ..model.reference_weights import check_reference, reference_construction
+from ..model.spec import CONTROL_PARAMETERS, MAX_FEATURES, SCALAR_PARAMETERS, ModelSpec, require_int
 from ..model.state import State
-from ..model.weights import (FEATURES, coefficients_from_correlations, coefficients_from_weights,
-                             correlations_from_weights, weights_from_segments)
+from ..model.weights import FEATURES, coefficients_from_correlations, coefficients_from_weights, manual_orders
+
+#: Keyword parameters every preset takes (:meth:`ModelSpec.replace`).
+PARAMETERS = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
+#: The knobs that build each preset's weights (and its context size), besides :data:`PARAMETERS`.
+KNOBS = {
+    "reference": ("seed", "n_features", "pe_bits", "context", "semantic_bits", "segments", "correlations",
+                  "gaussian_scale", "pe_mode", "reorder_weights"),
+    "paper": (),
+    "random": ("seed", "n_features", "semantic_bits", "pe_bits", "context"),
+}
 
 
-def paper(beta_o: float | None = None, **overrides) -> ModelSpec:
-    """The paper's model: seed-1 segment weights (docs/model.md §1.2), L = 4, P = 2, ε = 0.02, β_att = 2.2,
-    scaling_att = 100 (γ = 220/√3 ≈ 127.017, see :class:`~meanfield.model.spec.ModelSpec`), started by default
-    from the paper's checkpoint (docs/model.md §2.2).
+def preset_keys(name: str) -> tuple:
+    """The keys preset ``name`` accepts (knobs, then scalar parameters and gains); ConfigError if unknown."""
+    if name not in KNOBS:
+        raise ConfigError(f"model.preset = {name!r} is not allowed: known presets are {sorted(KNOBS)}")
+    return KNOBS[name] + PARAMETERS
 
-    The coefficient tables are built from the pair and quad correlations in the reference's floating-point
-    order (K = S·E, docs/model.md §1.1), so they carry the reference's ~1e-16 residues. Any scalar parameter
-    (``beta_o``, ``beta_att``, ``gamma``, ``epsilon``, ``scaling_att``, ``scaling_o``, ``control.kp``, ...)
-    can be overridden by keyword.
+
+def _with_parameters(model: ModelSpec, name: str, parameters: dict) -> ModelSpec:
+    """``model`` with the scalar ``parameters`` set; ConfigError naming the first key preset ``name`` lacks."""
+    allowed = preset_keys(name)
+    for key, value in parameters.items():
+        if key not in allowed:
+            raise ConfigError(f"model.{key} = {value!r} is not allowed with preset {name!r}: its keys are "
+                              f"{list(allowed)}")
+    return model.replace(**parameters) if parameters else model
+
+
+def reference(seed: int = 1, n_features: int = 3, pe_bits: int = 2, context: int | None = None,
+              semantic_bits: int = 99, segments: int = 3, correlations: str = "segments", gaussian_scale: float = 0.5,
+              pe_mode: int = 0, reorder_weights: bool = False, **parameters) -> ModelSpec:
+    """The reference implementation's model for one configuration (docs/model.md §1.2), by its knobs.
+
+    Parameters
+    ----------
+    seed : int
+        ``np.random.seed(seed)`` of the reference, 0 .. 2^32-1 (the paper: 1).
+    n_features, pe_bits, context, semantic_bits : int
+        M (1..3), P (>= 1), L (default 2^P) and N_se (>= P; >= 0 for manual orders).
+    segments : int
+        Random segments of the semantic columns (mode ``"segments"``, 1..N_se; non-integer N_se/segments
+        leave raw columns between segments, as the reference does).
+    correlations : str
+        ``"segments"`` (the paper), ``"weights"``, ``"gaussian"`` (with ``gaussian_scale`` σ),
+        ``"uniform_means"`` or ``"manual_orders"`` (:data:`~meanfield.model.reference_weights.CORRELATIONS`).
+    pe_mode : int
+        0: PE columns drawn (or, with segments, the last P raw semantic bits); 1: copied from the semantic bits.
+    reorder_weights : bool
+        All four matrices are row permutations of one shared draw.
+    **parameters
+        ``beta_o``, ``beta_att`` (2.2), ``scaling_att`` (100), ``scaling_o`` (1), ``epsilon`` (0.02), ``gamma``,
+        ``control.<gain>``: the defaults are the reference's paper values.
+
+    The tables come from the pair/quad correlations in the reference's floating-point order
+    (:func:`~meanfield.model.weights.coefficients_from_correlations`), equal to its ``corr_signed / 2^(M-1)``
+    bit for bit. The model carries the matrices (token starts, finite-N networks; in modes ``"gaussian"`` and
+    ``"uniform_means"`` they are the reference's drawn matrices, which do not carry the tables, so a finite
+    network refuses them); manual orders have none (PE weights 0). No checkpoint: start from a token, a
+    correlation index, a checkpoint file or a state.
+    """
+    check_reference(seed=seed, n_features=n_features, semantic_bits=semantic_bits, pe_bits=pe_bits,
+                    correlations=correlations, segments=segments, gaussian_scale=gaussian_scale, pe_mode=pe_mode,
+                    reorder_weights=reorder_weights)
+    if correlations == "manual_orders":
+        coefficients = manual_orders(n_features)
+        pe_weights = {alpha: np.zeros((n_features, pe_bits)) for alpha in FEATURES}
+        weights = None
+    else:
+        weights, pair, quad = reference_construction(seed, n_features, semantic_bits, pe_bits, correlations,
+                                                     segments, gaussian_scale, pe_mode, reorder_weights)
+        coefficients = coefficients_from_correlations(pair, quad)
+        pe_weights = {alpha: w[:, semantic_bits:].astype(np.float64) for alpha, w in weights.items()}
+    model = ModelSpec(coefficients=coefficients, pe_weights=pe_weights, weights=weights, name="reference",
+                      context=2 ** pe_bits if context is None else context)
+    return _with_parameters(model, "reference", parameters)
+
+
+def paper(beta_o: float | None = None, **parameters) -> ModelSpec:
+    """The paper's model (docs/model.md §1.3): :func:`reference` at the values of ``paper.toml`` (seed 1, random
+    segments, M = 3, P = 2, L = 4, N_se = 99, ε = 0.02, β_att = 2.2, scaling_att = 100, so γ = 220/√3 ≈ 127.017),
+    started by default from the paper's checkpoint (docs/model.md §2.2). Only the scalar parameters can be
+    changed (the checkpoint belongs to these weights): for other knobs use :func:`reference`.
     """
     root = resources.files(__name__)
-    config = tomllib.loads((root / "paper.toml").read_text())
-    pe_bits = len(config["pe_parts"]["o"][0])
-    weights = weights_from_segments(config["segments"], config["pe_parts"], config["n_semantic"])
-    pair, quad = correlations_from_weights(weights, pe_bits)
-    with resources.as_file(root / config["checkpoint"]) as path, np.load(path) as chk:
-        checkpoint = State(att=chk["att_window"], pe=chk["pe_window"])
-    model = ModelSpec(
-        coefficients=coefficients_from_correlations(pair, quad),
-        pe_weights={a: np.asarray(w[:, -pe_bits:], dtype=np.float64) for a, w in weights.items()},
-        context=config["context"], beta_o=config["beta_o"], beta_att=config["beta_att"],
-        scaling_att=config["scaling_att"], scaling_o=config["scaling_o"], epsilon=config["epsilon"],
-        weights=weights, checkpoint=checkpoint, name="paper")
+    knobs = tomllib.loads((root / "paper.toml").read_text())
+    checkpoint_file = knobs.pop("checkpoint")
+    for key, value in parameters.items():
+        if key in KNOBS["reference"]:
+            raise ConfigError(f"model.{key} = {value!r} is not allowed with preset 'paper' (its checkpoint belongs "
+                              "to the paper's weights): use preset = 'reference'")
+    with resources.as_file(root / checkpoint_file) as path:
+        checkpoint = State.from_checkpoint_file(path, key="paper checkpoint")
+    model = dataclasses.replace(reference(**knobs), checkpoint=checkpoint, name="paper")
     if beta_o is not None:
-        overrides["beta_o"] = beta_o
-    return model.replace(**overrides) if overrides else model
+        parameters["beta_o"] = beta_o
+    return _with_parameters(model, "paper", parameters)
 
 
-def random(seed: int, n_features: int = 3, n_semantic: int = 99, pe_bits: int = 2, context: int = 4,
-           **overrides) -> ModelSpec:
+def random(seed: int = 0, n_features: int = 3, semantic_bits: int = 99, pe_bits: int = 2, context: int = 4,
+           **parameters) -> ModelSpec:
     """A model built from random ±1 weight matrices (drawn with ``numpy.random.default_rng(seed)``), for any
-    number of features M; its tables come from the sign-class formula of :mod:`meanfield.model.weights` and it
-    carries the matrices (token starts, finite-N networks). No checkpoint: pass a start state."""
+    number of features M (1..16); its tables come from the sign-class formula of :mod:`meanfield.model.weights`
+    and it carries the matrices (token starts, finite-N networks). No checkpoint: pass a start state."""
+    seed = require_int("seed", seed, 0)
+    n_features = require_int("n_features", n_features, 1, MAX_FEATURES)
+    shape = (n_features, require_int("semantic_bits", semantic_bits, 1) + require_int("pe_bits", pe_bits, 0))
     rng = np.random.default_rng(seed)
-    weights = {a: rng.choice([-1, 1], size=(n_features, n_semantic + pe_bits)) for a in FEATURES}
+    weights = {alpha: rng.choice([-1, 1], size=shape) for alpha in FEATURES}
     coefficients, pe = coefficients_from_weights(weights, pe_bits)
-    return ModelSpec(coefficients=coefficients, pe_weights=pe, weights=weights, context=context,
-                     name=f"random-{seed}", **overrides)
+    model = ModelSpec(coefficients=coefficients, pe_weights=pe, weights=weights, context=context,
+                      name=f"random-{seed}")
+    return _with_parameters(model, "random", parameters)
 
 
-PRESETS = {"paper": paper, "random": random}
+PRESETS = {"reference": reference, "paper": paper, "random": random}
 
 
-def preset(name: str, **overrides) -> ModelSpec:
-    """A preset by name (``"paper"``) with overrides; unknown names are a ConfigError."""
-    if name not in PRESETS:
-        raise ConfigError(f"model.preset = {name!r} is not allowed: known presets are {sorted(PRESETS)}")
-    return PRESETS[name](**overrides)
+def preset(name: str, **keys) -> ModelSpec:
+    """Preset ``name`` with ``keys`` (its knobs and scalar parameters, :func:`preset_keys`); an unknown name or
+    key is a ConfigError naming it."""
+    preset_keys(name)
+    return PRESETS[name](**keys)

@@ -58,15 +58,18 @@ def point_labels(path, thresholds: Thresholds = Thresholds()):
     return codes, periods
 
 
-def analyze(path, thresholds: Thresholds = Thresholds(), transitions=None) -> dict:
+def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, transitions=None) -> dict:
     """Classify every computed point of a sweep file and (re)write its ``analysis`` group: ``label`` (int8
     codes into the ``labels`` attribute, -1 = not computed), ``period`` (-1 = none), the grid coordinates,
     and attributes ``thresholds`` and ``fractions`` (JSON), and ``transitions`` (JSON list of
-    :class:`~meanfield.sweeps.refine.Transition` fields) when given. Returns the class fractions."""
+    :class:`~meanfield.sweeps.refine.Transition` fields) when given. Returns the class fractions. ``write=False``
+    only classifies (e.g. the finished points of a sweep still running)."""
     codes, periods = point_labels(path, thresholds)
     computed = codes[codes != MISSING]
     fractions = {label: float(np.mean(computed == i)) if computed.size else float("nan")
                  for i, label in enumerate(LABELS)}
+    if not write:
+        return fractions
     write_analysis(path, codes, periods, {"labels": json.dumps(LABELS),
                                           "thresholds": json.dumps(thresholds.__dict__, default=str),
                                           "fractions": json.dumps(fractions), "points_classified": int(computed.size),

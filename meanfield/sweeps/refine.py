@@ -5,7 +5,7 @@ A class is the label with its period (``periodic(28)`` and ``periodic(56)`` diff
 round takes every pair of neighbouring points (base grid and earlier rounds together, sorted along the axis)
 whose classes differ and whose distance exceeds the requested resolution, and computes the points halfway
 between them — a sweep of its own over that explicit grid, stored in the group ``refine/round_NN`` of the same
-file with the layout of a sweep file (docs/storage.md §5). Rounds repeat until every bracket is at most the
+file with the layout of a sweep file (docs/storage.md §6). Rounds repeat until every bracket is at most the
 resolution wide. Everything is deterministic (labels are bitwise reproducible), so an interrupted refinement
 resumes: a round that exists is reopened and only its missing points are computed.
 
@@ -23,6 +23,7 @@ from ..analysis import LABELS, Thresholds
 from ..errors import ConfigError, StoreError
 from .evidence import decide_points
 from .labels import MISSING, point_labels
+from .lock import writer_lock
 from .runfile import stored_run
 from .store import done_flags, open_refinement, read_refinements, read_sweep, write_points
 from .tasks import compute_chunk
@@ -95,7 +96,13 @@ def _refinable(path):
 
 
 def _compute_round(path, name: str, run, progress: bool) -> None:
-    """Compute the missing points of refinement round ``name`` (in this process, every core)."""
+    """Compute the missing points of refinement round ``name`` (in this process, every core), holding the
+    file's writer lock (a sweep writing the file meanwhile is refused, and vice versa)."""
+    with writer_lock(path, "meanfield analyze --refine"):
+        _write_round(path, name, run, progress)
+
+
+def _write_round(path, name: str, run, progress: bool) -> None:
     f, group = open_refinement(path, name, run)
     try:
         todo = np.flatnonzero(~done_flags(group))

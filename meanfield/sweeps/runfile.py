@@ -11,12 +11,13 @@ A run file (see ``runs/*.toml``)::
     chunk = 16                    # grid points per Dask task (results do not depend on it)
     backend = "cpu"
 
-    [model]                       # a preset and scalar overrides
-    preset = "paper"
+    [model]                       # a preset, its knobs and scalar overrides (meanfield.presets)
+    preset = "paper"              # paper | reference (seed, n_features, pe_bits, ...) | random (seed, n_features, ...)
     beta_att = 2.2
 
     [grid]                        # one or two axes, in this order (first = slowest)
     beta_o = { start = 0.0, stop = 3.0, num = 401 }    # numpy.linspace; or an explicit list
+    # seed = [1, 2, 3, 4]         # integers: one model per weight realisation (presets reference, random)
 
     [record]                      # raw tails (optional) and the recording decimation
     observables = ["mo_se"]
@@ -31,8 +32,8 @@ A run file (see ``runs/*.toml``)::
     band_tol = 0.001
     band_cap = 128
 
-    [start]                       # checkpoint | token | state
-    kind = "checkpoint"
+    [start]                       # checkpoint (file) | token (row, feature, reset_pe) | correlation (index) | state
+    kind = "checkpoint"           # the model's own, or file = "a reference checkpoint.npz"
 
     [continuation]                # optional: each point starts from its neighbour (docs/model.md §7.3)
     axis = "beta_o"
@@ -63,11 +64,10 @@ import numpy as np
 from ..errors import ConfigError
 from ..model.layout import OBSERVABLES, batch_parameters
 from ..model.spec import require_int
-from ..model.state import State, pattern_token
-from ..presets import preset
-from .tables import (AXIS_NAMES, START_KEYS, TOP_KEYS, Axis, ContinuationSpec, FiniteSpec, RecordSpec, ReductionSpec,
-                     StartSpec, check_keys, parse_cluster, parse_continuation, parse_finite, parse_grid, parse_lyapunov,
-                     parse_record, parse_reductions, parse_start)
+from ..presets import preset, preset_keys
+from .tables import (MODEL_AXES, START_KEYS, TOP_KEYS, Axis, ContinuationSpec, FiniteSpec, RecordSpec, ReductionSpec,
+                     StartSpec, check_keys, check_points, parse_cluster, parse_continuation, parse_finite, parse_grid,
+                     parse_lyapunov, parse_record, parse_reductions, parse_start)
 
 #: Backend names of :func:`meanfield.simulate.simulate_batch`.
 BACKENDS = ("cpu", "cuda", "cuda:float64", "cuda:float32")
@@ -98,8 +98,34 @@ class RunSpec:
     @cached_property
     def model(self):
         """The base :class:`~meanfield.model.spec.ModelSpec` (preset + overrides), built once."""
+        return self._build_model()
+
+    @cached_property
+    def seed_models(self) -> dict:
+        """{seed: ModelSpec} for every value of a ``seed`` grid axis (empty without one), built once."""
+        axis = self._seed_axis
+        return {} if axis is None else {seed: self._build_model(seed) for seed in axis.values}
+
+    def _build_model(self, seed=None):
         table = dict(self.model_table)
+        if seed is not None:
+            table["seed"] = seed
         return preset(table.pop("preset", "paper"), **table)
+
+    @property
+    def _seed_axis(self) -> Axis | None:
+        return next((a for a in self.axes if a.name == "seed"), None)
+
+    def model_groups(self, indices) -> list:
+        """Flat grid points ``indices`` grouped by the model they run: [(ModelSpec, positions in indices)], one
+        group per seed of a ``seed`` axis, else one group with :attr:`model`."""
+        indices = np.asarray(indices, dtype=np.int64)
+        axis = self._seed_axis
+        if axis is None:
+            return [(self.model, np.arange(len(indices)))]
+        coords = np.unravel_index(indices, self.shape)[[a.name for a in self.grid_axes].index("seed")]
+        seeds = axis.array[coords]
+        return [(self.seed_models[int(seed)], np.flatnonzero(seeds == seed)) for seed in np.unique(seeds)]
 
     @property
     def system(self) -> str:
@@ -129,9 +155,10 @@ class RunSpec:
         return tuple(o for o in OBSERVABLES if o in wanted)
 
     def parameters(self, indices) -> dict:
-        """Axis values of flat grid points ``indices`` (C order, first axis slowest), for simulate_batch."""
+        """Values of the parameter axes (not the model axes, :meth:`model_groups`) at flat grid points
+        ``indices`` (C order, first axis slowest), for simulate_batch."""
         coords = np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)
-        return {a.name: a.array[c] for a, c in zip(self.axes, coords)}
+        return {a.name: a.array[c] for a, c in zip(self.axes, coords) if a.name not in MODEL_AXES}
 
     def n_bits(self, indices) -> np.ndarray:
         """N_se of flat grid points ``indices`` of a finite run (the last grid axis)."""
@@ -140,13 +167,7 @@ class RunSpec:
 
     def base_state(self, model=None):
         """The start State of :attr:`start` (docs/model.md §2.2); None means the model's checkpoint."""
-        model = self.model if model is None else model
-        if self.start.kind == "token":
-            return State.from_token(model, pattern_token(model, self.start.row, self.start.feature,
-                                                         self.start.reset_pe))
-        if self.start.kind == "state":
-            return State(att=np.array(self.start.att), pe=np.array(self.start.pe)).check(model)
-        return None
+        return self.start.state(self.model if model is None else model)
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("name", "model_table", "steps", "transient", "lyapunov", "chunk",
@@ -155,6 +176,9 @@ class RunSpec:
         for key in ("record", "reductions", "start", "continuation"):
             value = getattr(self, key)
             out[key] = None if value is None else asdict(value)
+        for key, default in (("file", None), ("index", 0)):   # absent at their defaults: older files keep their key
+            if out["start"][key] == default:
+                del out["start"][key]
         if self.finite is not None:                 # absent otherwise: older files keep their result key
             out["finite"] = asdict(self.finite)
         return out
@@ -202,7 +226,12 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     for key in ("steps", "transient", "grid"):
         if key not in data:
             raise ConfigError(f"run file: missing required key {key!r}")
-    model_table = dict(check_keys(data.get("model", {}), ("preset",) + AXIS_NAMES + ("context", "control"), "model"))
+    model_table = data.get("model", {})
+    if not isinstance(model_table, dict):
+        raise ConfigError(f"model = {model_table!r} is not allowed: must be a table")
+    preset_name = model_table.get("preset", "paper")
+    model_table = dict(check_keys(model_table, ("preset", "control") + preset_keys(preset_name),
+                                  f"model (preset = {preset_name!r})"))
     if isinstance(model_table.get("control"), dict):
         model_table.update({f"control.{k}": v for k, v in model_table.pop("control").items()})
     steps = require_int("steps", data["steps"], 1)
@@ -217,18 +246,18 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         chunk=require_int("chunk", data.get("chunk", 16), 1), backend=str(data.get("backend", "cpu")),
         cluster=parse_cluster(data.get("cluster", {})), source=source)
     model = run.model                                    # preset name and overrides checked here
+    _check_model_axes(run, preset_name)
     object.__setattr__(run, "reductions", parse_reductions(data.get("reductions", {}), model.n_features))
     object.__setattr__(run, "lyapunov", parse_lyapunov(data.get("lyapunov", False), model))
     if run.backend not in BACKENDS:     # a GPU is looked for on the workers, which may differ from the client
         raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are {list(BACKENDS)}")
     if "finite" in data:
         _check_finite_run(run, data, model)
+        check_points(run.n_points, " x ".join(str(n) for n in run.shape))
     batch_parameters(model, run.parameters(np.arange(run.n_points)))   # axis values valid for the model
     if run.finite is not None:
         return run                                       # the finite network starts from x0 = W^o[0]
     state = run.base_state(model)
-    if state is None and model.checkpoint is None:
-        raise ConfigError("start.kind = 'checkpoint': this model has no checkpoint; use token or state")
     depth = model.context if state is None else state.att.shape[0]
     first = run.continuation.pre_steps if run.continuation else 0
     if run.lyapunov and depth + transient + first < model.context:
@@ -236,6 +265,20 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
                           f"exponents start; a start of depth {depth} needs transient >= {model.context - depth}"
                           " (docs/model.md §4.2)")
     return run
+
+
+def _check_model_axes(run: RunSpec, preset_name: str) -> None:
+    """A ``seed`` axis needs a preset with a seed and no continuation along it; every seed's model is built
+    (and so checked) here."""
+    if run._seed_axis is None:
+        return
+    if "seed" not in preset_keys(preset_name):
+        raise ConfigError(f"grid.seed is not allowed with preset {preset_name!r}: its weights are fixed; use preset = "
+                          "'reference' or 'random'")
+    if run.continuation is not None and run.continuation.axis == "seed":
+        raise ConfigError("continuation.axis = 'seed' is not allowed: seeds are independent weight realisations; "
+                          "continue along a parameter axis")
+    run.seed_models                                      # builds (and so checks) the model of every seed
 
 
 def _check_finite_run(run: RunSpec, data: dict, model) -> None:

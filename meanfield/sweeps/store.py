@@ -10,7 +10,9 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import h5py
@@ -21,7 +23,11 @@ from ..kernels.reductions import bin_edges
 from ..model.layout import OBSERVABLES
 from ..version import __version__
 from .evidence import EVIDENCE
+from .lock import writer_lock
 from .runfile import RunSpec
+
+#: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
+PART_SUFFIX = ".part"
 
 
 def provenance() -> dict:
@@ -50,31 +56,92 @@ def attach(dataset: h5py.Dataset, *scales: h5py.Dataset) -> h5py.Dataset:
     return dataset
 
 
-def check_output(path, overwrite: bool = False) -> str:
-    """Check, without creating anything, that ``path`` can be written: its directory exists and is
-    writable, and it does not exist yet unless ``overwrite``."""
+#: What h5py raises when HDF5 cannot write (a full disk, a file-size limit): OSError, or RuntimeError from a flush.
+WRITE_ERRORS = (OSError, RuntimeError)
+
+
+def reason(exc: Exception) -> str:
+    """The short cause of an error raised by h5py (HDF5's ``error message = '...'`` when it gives one)."""
+    text = str(exc)
+    found = re.search(r"error message = '([^']*)'", text)
+    if found:
+        return found.group(1)
+    return getattr(exc, "strerror", None) or (text.splitlines()[0] if text else type(exc).__name__)
+
+
+def check_output(path, overwrite: bool = False, make_dirs: bool = False) -> str:
+    """Check, without creating anything, that ``path`` can be written: not a directory, its directory exists
+    (or, with ``make_dirs``, can be created) and is writable, and it does not exist yet unless ``overwrite``."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise StoreError(f"output {path!r} is a directory: give a file name, e.g. {os.path.join(path, 'out.h5')!r}")
     if os.path.exists(path) and not overwrite:
         raise StoreError(f"output {path!r} exists: choose another path or pass overwrite=True (--force)")
     directory = os.path.dirname(os.path.abspath(path))
+    while make_dirs and not os.path.lexists(directory):
+        directory = os.path.dirname(directory)
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
         raise StoreError(f"output {path!r}: directory {directory!r} does not exist or is not writable")
     return path
 
 
-def open_new(path, overwrite: bool = False) -> h5py.File:
-    """Create ``path`` for writing after :func:`check_output`."""
-    path = check_output(path, overwrite)
+def reserve(path, nbytes: int) -> None:
+    """Create ``path`` with ``nbytes`` allocated and empty it again: StoreError, with nothing left behind,
+    when the disk or the process's file-size limit cannot take that much. HDF5 itself is not reliable once a
+    write fails (its later flushes fail too), so a file it cannot finish is never started."""
     try:
-        return h5py.File(path, "w")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     except OSError as exc:
-        raise StoreError(f"output {path!r} cannot be created: {exc}") from None
+        raise StoreError(f"output {path!r} cannot be created: {exc.strerror}") from None
+    try:
+        if nbytes and hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(fd, 0, nbytes)
+    except OSError as exc:
+        os.remove(path)
+        raise StoreError(f"output {path!r} cannot be created: {exc.strerror} ({nbytes / 2 ** 20:.3g} MiB "
+                         "needed)") from None
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_file(path, nbytes: int = 0):
+    """An h5py file created as ``path + PART_SUFFIX`` (after :func:`reserve` of ``nbytes``) and renamed to
+    ``path`` when the block ends; on any error the partial file is removed (a write error becomes one
+    StoreError line)."""
+    path = os.fspath(path)
+    part = path + PART_SUFFIX
+    reserve(part, nbytes)
+    try:
+        with h5py.File(part, "w") as f:
+            yield f
+        os.replace(part, path)
+    except BaseException as exc:
+        if os.path.exists(part):
+            os.remove(part)
+        if isinstance(exc, WRITE_ERRORS) and not isinstance(exc, StoreError):
+            raise StoreError(f"output {path!r} cannot be written: {reason(exc)}") from None
+        raise
+
+
+@contextmanager
+def reading(path):
+    """``path`` open read-only without HDF5's file lock, so a running sweep's file can be read (its writer only
+    overwrites raw data and sets ``done`` flags after the data, §3); StoreError when it is not readable."""
+    path = os.fspath(path)
+    try:
+        f = h5py.File(path, "r", locking=False)
+    except OSError as exc:
+        raise StoreError(f"{path!r} is not a readable HDF5 file: {reason(exc)}") from None
+    with f:
+        yield f
 
 
 def write_trajectory(path, trajectory, overwrite: bool = False) -> str:
     """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature) and, with exponents,
     (exponent); the model spec (JSON) and provenance in attributes (docs/storage.md §2)."""
-    with open_new(path, overwrite) as f:
+    arrays = [getattr(trajectory, o) for o in OBSERVABLES] + [trajectory.lyapunov, trajectory.lyapunov_stderr]
+    with atomic_file(check_output(path, overwrite), sum(a.nbytes for a in arrays if a is not None)) as f:
         n_features = trajectory.model.n_features
         rows = next((len(getattr(trajectory, o)) for o in OBSERVABLES if getattr(trajectory, o) is not None), 0)
         step = dimension(f, "step", trajectory.transient + trajectory.record_every * np.arange(rows))
@@ -94,16 +161,18 @@ def write_trajectory(path, trajectory, overwrite: bool = False) -> str:
         f.attrs["model"] = trajectory.model.to_json()
         f.attrs.update({"steps": trajectory.steps, "transient": trajectory.transient,
                         "record_every": trajectory.record_every, **provenance()})
+        f.attrs.update(diverged_at=_or(trajectory.diverged_at, -1), max_integral=_or(trajectory.max_integral, np.nan))
     return os.fspath(path)
+
+
+def _or(value, default):
+    return default if value is None else value
 
 
 def read_attrs(path) -> dict:
     """Attributes of a result file (JSON attributes decoded); StoreError when it is not readable."""
-    try:
-        with h5py.File(path, "r") as f:
-            attrs = dict(f.attrs)
-    except OSError as exc:
-        raise StoreError(f"{path!r} is not a readable HDF5 file: {exc}") from None
+    with reading(path) as f:
+        attrs = dict(f.attrs)
     for key, value in attrs.items():
         if isinstance(value, str) and value[:1] in "{[":
             try:
@@ -179,6 +248,23 @@ def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Datase
     return f.create_dataset(name, shape=shape, dtype=dtype, fillvalue=fill, dcpl=dcpl)
 
 
+#: Bound on the HDF5 metadata of one dataset of a sweep file (object header, dimension-scale references and
+#: attributes: 1-2 kB measured in these files).
+METADATA_NBYTES = 4096
+
+
+def sweep_nbytes(run: RunSpec) -> int:
+    """Bytes ``run``'s sweep file takes (every dataset is allocated when it is created), coordinates and a
+    bound on the metadata (:data:`METADATA_NBYTES` per dataset) included."""
+    coords = _coordinates(run)
+    layout = sweep_layout(run)
+    total = sum(np.asarray(values).nbytes for values in coords.values())
+    total += METADATA_NBYTES * (len(coords) + len(layout) + 2)
+    for dims, dtype, _ in layout.values():
+        total += run.n_points * int(np.prod([len(coords[d]) for d in dims])) * np.dtype(dtype).itemsize
+    return total
+
+
 def _populate(f: h5py.Group, run: RunSpec) -> None:
     """Allocate every dataset of the sweep ``run`` in ``f`` (a file, or a refinement group) with its named
     dimensions, and write its attributes (run spec as TOML text and JSON, provenance)."""
@@ -198,20 +284,48 @@ def _populate(f: h5py.Group, run: RunSpec) -> None:
 
 
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
-    """Create the sweep file of ``run`` with every dataset allocated, named dimensions and attributes
-    (run spec as TOML text and JSON, provenance); returns it open for writing, flushed."""
-    f = open_new(path, overwrite)
+    """Create the sweep file of ``run`` at ``path`` with every dataset allocated, named dimensions and
+    attributes (run spec as TOML text and JSON, provenance); returns it open for writing, flushed. On any
+    error the partial file is removed (an OSError, e.g. a full disk, becomes one StoreError line)."""
+    path = check_output(path, overwrite)
+    reserve(path, sweep_nbytes(run))
+    try:
+        f = h5py.File(path, "w")
+    except OSError as exc:
+        raise StoreError(f"output {path!r} cannot be created: {reason(exc)}") from None
     try:
         _populate(f, run)
         f.flush()
-    except BaseException:
-        f.close()
+    except BaseException as exc:
+        try:
+            f.close()
+        except WRITE_ERRORS:
+            pass                                      # a full disk fails the close too; the file goes anyway
         os.remove(path)
+        if isinstance(exc, WRITE_ERRORS) and not isinstance(exc, StoreError):
+            raise StoreError(f"output {path!r} cannot be created: {reason(exc)}") from None
         raise
     return f
 
 
-#: Group of a sweep file that holds its refinement rounds (docs/storage.md §5).
+def sweep_state(path) -> dict:
+    """What a file holds, read-only: ``kind`` (None when absent), ``run_key`` (decoded, None when absent),
+    ``done`` and ``total`` points; StoreError when it is not a readable HDF5 file."""
+    with reading(path) as f:
+        kind, key = f.attrs.get("kind"), f.attrs.get("run_key")
+        done = f["done"][...] if kind == SWEEP_KIND and "done" in f else np.zeros(0, np.uint8)
+    return {"kind": kind, "run_key": None if key is None else json.loads(key), "done": int(done.sum()),
+            "total": int(done.size)}
+
+
+def differences(state: dict, run: RunSpec) -> list:
+    """Top-level keys of the run spec in which the sweep file of ``state`` (:func:`sweep_state`) differs
+    from ``run`` (only keys that change stored numbers, :meth:`RunSpec.result_key`)."""
+    stored, wanted = state["run_key"] or {}, json.loads(run.result_key())
+    return sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
+
+
+#: Group of a sweep file that holds its refinement rounds (docs/storage.md §6).
 REFINE_GROUP = "refine"
 
 
@@ -244,7 +358,7 @@ def read_refinements(path, names=()) -> list:
     """The refinement rounds of a sweep file in order: per round its grid coordinates (the one axis) and the
     datasets ``names`` it holds (``done`` always)."""
     out = []
-    with h5py.File(os.fspath(path), "r") as f:
+    with reading(path) as f:
         if REFINE_GROUP not in f:
             return out
         for name in sorted(f[REFINE_GROUP]):
@@ -261,20 +375,19 @@ def open_sweep(path, run) -> h5py.File:
     path = os.fspath(path)
     if not os.access(path, os.W_OK):
         raise StoreError(f"output {path!r} exists but is not writable; cannot resume")
-    attrs = read_attrs(path)
-    if attrs.get("kind") != SWEEP_KIND:
-        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {attrs.get('kind')!r}); "
-                         "choose another path or overwrite it")
-    stored = json.loads(attrs["run_key"]) if isinstance(attrs["run_key"], str) else attrs["run_key"]
-    wanted = json.loads(run.result_key())
-    differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
+    state = sweep_state(path)
+    if state["kind"] != SWEEP_KIND:
+        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {state['kind']!r}); choose "
+                         "another path or overwrite it (--force)")
+    differ = differences(state, run)
     if differ:
         raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
-                         "to mix results: choose another output path or overwrite it")
+                         "to mix results: choose another output path or overwrite it (--force)")
     try:
         return h5py.File(path, "r+")
     except OSError as exc:
-        raise StoreError(f"output {path!r} cannot be opened for resuming: {exc}") from None
+        held = " (another program has it open: HDF5's file lock)" if "lock" in str(exc) else ""
+        raise StoreError(f"output {path!r} cannot be opened for writing: {reason(exc)}{held}") from None
 
 
 def _runs(shape: tuple, indices: np.ndarray):
@@ -329,7 +442,7 @@ def mark_finished(f: h5py.File) -> None:
 def sweep_summary(path) -> dict:
     """Points done / total, the axes and their ranges, and the stored datasets of a sweep file."""
     attrs = read_attrs(path)
-    with h5py.File(path, "r") as f:
+    with reading(path) as f:
         done = f["done"][...]
         axes = {name: (float(f[name][0]), float(f[name][-1]), len(f[name])) for name in attrs["axes"]}
     return {"attrs": attrs, "done": int(done.sum()), "total": int(done.size), "axes": axes,
@@ -338,7 +451,7 @@ def sweep_summary(path) -> dict:
 
 def datasets(path) -> dict:
     """Shape and dtype of every top-level dataset of a result file: name -> (shape, dtype name)."""
-    with h5py.File(os.fspath(path), "r") as f:
+    with reading(path) as f:
         return {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
 
 
@@ -368,7 +481,7 @@ def read_sweep(path, names=()) -> SweepData:
         raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}); write it with "
                          "`meanfield sweep`")
     axes = list(attrs["axes"])
-    with h5py.File(path, "r") as f:
+    with reading(path) as f:
         coords = {name: f[name][...] for name in axes}
         arrays = {name: f[name][...] for name in names if name in f}
     return SweepData(path, attrs, axes, coords, arrays)
@@ -376,16 +489,18 @@ def read_sweep(path, names=()) -> SweepData:
 
 def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
     """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` and ``period`` over the
-    grid axes, and the group attributes ``attrs``."""
-    axes = read_attrs(path)["axes"]
-    with h5py.File(os.fspath(path), "r+") as f:
-        if "analysis" in f:
-            del f["analysis"]
-        group = f.create_group("analysis")
-        scales = [dimension(group, name, f[name][...]) for name in axes]
-        attach(group.create_dataset("label", data=label), *scales)
-        attach(group.create_dataset("period", data=period), *scales)
-        group.attrs.update(attrs)
+    grid axes, and the group attributes ``attrs``. Holds the file's writer lock (:mod:`.lock`) meanwhile:
+    :class:`~meanfield.sweeps.lock.FileBusy` while a sweep writes it."""
+    with writer_lock(path, "meanfield analyze"):
+        axes = read_attrs(path)["axes"]
+        with h5py.File(os.fspath(path), "r+") as f:
+            if "analysis" in f:
+                del f["analysis"]
+            group = f.create_group("analysis")
+            scales = [dimension(group, name, f[name][...]) for name in axes]
+            attach(group.create_dataset("label", data=label), *scales)
+            attach(group.create_dataset("period", data=period), *scales)
+            group.attrs.update(attrs)
 
 
 def open_run(path):

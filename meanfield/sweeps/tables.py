@@ -13,17 +13,25 @@ from ..errors import ConfigError
 from ..finite import SAMPLERS
 from ..model.layout import OBSERVABLES
 from ..model.spec import CONTROL_PARAMETERS, SCALAR_PARAMETERS, require_finite, require_int
+from ..model.state import State, pattern_token
 
 #: Top-level keys of a run file.
 TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model", "grid", "record",
             "reductions", "start", "continuation", "cluster", "finite")
-#: Keys a grid axis may name: any scalar model parameter and the PID gains.
-AXIS_NAMES = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
+#: Grid axes that change the model itself, not a parameter of its map: each value is another weight realisation
+#: (presets ``reference`` and ``random``); integers.
+MODEL_AXES = ("seed",)
+#: Keys a grid axis may name: any scalar model parameter, the PID gains and the model axes.
+AXIS_NAMES = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS) + MODEL_AXES
 FINITE_KEYS = ("n_bits", "replicas", "seed", "sampler", "aligned_steps")
 CLUSTER_KEYS = ("kind", "workers", "cores", "processes", "memory", "walltime", "queue", "account",
                 "lifetime", "lifetime_stagger", "job_extra", "interface", "local_directory")
+#: Most points one sweep may have (2500 times the paper's Figure 3 sweep): the client holds a flag and a plan
+#: entry per point, and the file allocates every point when it is created. Larger grids: several run files.
+MAX_POINTS = 10_000_000
 #: Keys of the [start] table for each kind of start (docs/model.md §2.2).
-START_KEYS = {"checkpoint": ("kind",), "token": ("kind", "row", "feature", "reset_pe"), "state": ("kind", "att", "pe")}
+START_KEYS = {"checkpoint": ("kind", "file"), "token": ("kind", "row", "feature", "reset_pe"),
+              "correlation": ("kind", "index"), "state": ("kind", "att", "pe")}
 
 
 def check_keys(table, allowed, where: str) -> dict:
@@ -46,7 +54,7 @@ class Axis:
 
     @property
     def array(self) -> np.ndarray:
-        return np.array(self.values, dtype=np.float64)
+        return np.array(self.values, dtype=np.int64 if self.name in MODEL_AXES else np.float64)
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,9 @@ class ReductionSpec:
 
 @dataclass(frozen=True)
 class StartSpec:
-    """How every point (or every chain's first point) starts (docs/model.md §2.2)."""
+    """How every point (or every chain's first point) starts (docs/model.md §2.2): the model's checkpoint or the
+    checkpoint ``file``; the token W^``feature``[``row``] (PE bits reset to pos(0) with ``reset_pe``); the
+    correlation ``index``; or the state (``att``, ``pe``)."""
 
     kind: str = "checkpoint"
     row: int = 0
@@ -88,6 +98,28 @@ class StartSpec:
     reset_pe: bool = True
     att: tuple | None = None
     pe: tuple | None = None
+    file: str | None = None
+    index: int = 0
+
+    def state(self, model):
+        """The start State for ``model``; None means the model's own checkpoint. ConfigError (naming the key)
+        when it does not fit the model."""
+        if self.kind == "token":
+            return State.from_token(model, pattern_token(model, self.row, self.feature, self.reset_pe))
+        if self.kind == "correlation":
+            return State.from_correlation(model, self.index)
+        if self.kind == "state":
+            return State(att=np.array(self.att), pe=np.array(self.pe)).check(model)
+        if self.file is not None:
+            state = State.from_checkpoint_file(self.file)
+            try:
+                return state.check(model)
+            except ConfigError as exc:
+                raise ConfigError(f"start.file = {self.file!r}: {exc}") from None
+        if model.checkpoint is None:
+            raise ConfigError(f"start.kind = 'checkpoint': model {model.name!r} has no checkpoint; give a checkpoint "
+                              "file (start.file, --checkpoint) or start from a token, a correlation index or a state")
+        return None
 
 
 @dataclass(frozen=True)
@@ -129,13 +161,18 @@ def _axis(name: str, spec) -> Axis:
             raise ConfigError(f"{where}: missing {missing} (a linspace needs start, stop and num)")
         values = np.linspace(require_finite(f"{where}.start", spec["start"]),
                              require_finite(f"{where}.stop", spec["stop"]),
-                             require_int(f"{where}.num", spec["num"], 1))
+                             require_int(f"{where}.num", spec["num"], 1, MAX_POINTS))
     elif isinstance(spec, (list, tuple)):
         values = [require_finite(f"{where}[{i}]", v) for i, v in enumerate(spec)]
     else:
         values = [require_finite(where, spec, "a number, a list of numbers or {start, stop, num}")]
     if len(values) == 0:
         raise ConfigError(f"{where} = {spec!r} is not allowed: the grid axis is empty")
+    if name in MODEL_AXES:                              # seeds: distinct integers
+        seeds = tuple(require_int(f"{where}[{i}]", v, 0, 2 ** 32 - 1) for i, v in enumerate(values))
+        if len(set(seeds)) != len(seeds):
+            raise ConfigError(f"{where} = {spec!r} is not allowed: the seeds must be distinct")
+        return Axis(name, seeds)
     return Axis(name, tuple(float(v) for v in values))
 
 
@@ -146,7 +183,16 @@ def parse_grid(table) -> tuple:
         table.update({f"control.{k}": v for k, v in check_keys(nested, CONTROL_PARAMETERS, "grid.control").items()})
     if not 1 <= len(table) <= 2:
         raise ConfigError(f"grid = {sorted(table)} is not allowed: give one or two axes from {list(AXIS_NAMES)}")
-    return tuple(_axis(name, spec) for name, spec in table.items())
+    axes = tuple(_axis(name, spec) for name, spec in table.items())
+    check_points(int(np.prod([len(a.values) for a in axes])), " x ".join(str(len(a.values)) for a in axes))
+    return axes
+
+
+def check_points(n_points: int, shape: str) -> None:
+    """Refuse a grid of more than :data:`MAX_POINTS` points."""
+    if n_points > MAX_POINTS:
+        raise ConfigError(f"grid = {shape} = {n_points} points is not allowed: at most {MAX_POINTS} points per "
+                          "sweep; split the grid into several run files")
 
 
 def _observable(key: str, value) -> str:
@@ -206,13 +252,17 @@ def parse_start(table) -> StartSpec:
     check_keys(table, allowed[kind], f"start (kind = {kind!r})")
     if kind == "state" and ("att" not in table or "pe" not in table):
         raise ConfigError("start: kind = 'state' needs att = [[...], ...] (D×M) and pe = [[...], ...] (L×P)")
+    file = table.get("file")
+    if file is not None and not (isinstance(file, str) and file):
+        raise ConfigError(f"start.file = {file!r} is not allowed: must be the path of a checkpoint .npz")
     as_tuple = (lambda v: None if v is None else tuple(tuple(float(x) for x in row) for row in v))
     reset_pe = table.get("reset_pe", True)
     if not isinstance(reset_pe, bool):
         raise ConfigError(f"start.reset_pe = {reset_pe!r} is not allowed: must be true or false")
     return StartSpec(kind=kind, row=require_int("start.row", table.get("row", 0), 0),
                      feature=str(table.get("feature", "o")), reset_pe=reset_pe,
-                     att=as_tuple(table.get("att")), pe=as_tuple(table.get("pe")))
+                     att=as_tuple(table.get("att")), pe=as_tuple(table.get("pe")), file=file,
+                     index=require_int("start.index", table.get("index", 0), 0))
 
 
 def parse_continuation(table, axes) -> ContinuationSpec:

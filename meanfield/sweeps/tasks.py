@@ -51,8 +51,9 @@ def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
     """The points ``indices`` of a run with a ``[finite]`` table (docs/model.md §6); ``parents`` and
     ``sources`` are unused (a finite point starts from x0 = W^o[0], never from a neighbour).
 
-    Points are grouped by N_se (the last grid axis) and each group is one
-    :func:`~meanfield.finite.simulate_finite_batch` call with the groups' parameter values; replica r draws
+    Points are grouped by model (a ``seed`` axis, :meth:`RunSpec.model_groups`) and N_se (the last grid axis) and
+    each group is one :func:`~meanfield.finite.simulate_finite_batch` call with the groups' parameter values;
+    replica r draws
     from the stream (seed, r) at every point, so nothing depends on the chunking. Per point:
     ``finite_error``, the replica average of the mean |m^{o,se}_N − m^{o,se}_MF| over all features and the
     first ``aligned_steps`` aligned rows (finite rows L+1 .., as
@@ -66,19 +67,20 @@ def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
     # is loaded from numba's cache and starts the thread pool without re-reading the environment; the MF
     # kernel compiled next would then find the setting changed and fail. Read it now, before any thread starts.
     numba.config.reload_config()
-    model, spec = run.model, run.finite
+    spec = run.finite
     indices = np.asarray(indices, dtype=np.int64)
     n = len(indices)
     n_bits = run.n_bits(indices)
-    first, window = model.context + 1, spec.aligned_steps
+    first, window = run.model.context + 1, spec.aligned_steps
     rows = slice(run.transient, run.steps, run.record.every)
     error = np.full(n, np.nan)
     stderr = np.full(n, np.nan)
     names = set(run.record.observables) | {run.reductions.observable}
     series = {}
-    for value in np.unique(n_bits):
-        group = np.flatnonzero(n_bits == value)
-        batch = simulate_finite_batch(model, int(value), run.steps, spec.replicas,
+    groups = [(model, same_model[n_bits[same_model] == value])
+              for model, same_model in run.model_groups(indices) for value in np.unique(n_bits[same_model])]
+    for model, group in groups:
+        batch = simulate_finite_batch(model, int(n_bits[group[0]]), run.steps, spec.replicas,
                                       parameters=run.parameters(indices[group]), seed=spec.seed, sampler=spec.sampler)
         diff = (batch.replica["mo_se"][:, :, first:first + window]
                 - batch.mean_field["mo_se"][:, None, first:first + window])
@@ -102,11 +104,20 @@ def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
 
 def mean_field_chunk(run: RunSpec, indices, parents, sources) -> dict:
     """The points ``indices`` of a mean-field run (docs/model.md §3, §4): each starts from the run's base start
-    or its continuation parent's hand-off (:func:`compute_chunk`), optionally after a pre-run."""
-    model = run.model
+    or its continuation parent's hand-off (:func:`compute_chunk`), optionally after a pre-run. Points of
+    different models (a ``seed`` axis) run as one batch per model; their results are concatenated (the
+    ``index`` entry says where each point goes)."""
     indices = np.asarray(indices, dtype=np.int64)
+    parents = np.asarray(parents, dtype=np.int64)
+    parts = [_mean_field_points(run, model, indices[group], parents[group], sources)
+             for model, group in run.model_groups(indices)]
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
+    """:func:`mean_field_chunk` for points that share one model."""
     params = run.parameters(indices)
-    start = _starts(run, model, np.asarray(parents, dtype=np.int64), sources)
+    start = _starts(run, model, parents, sources)
     out = {"index": indices}
     if run.continuation is not None and run.continuation.pre_steps:
         pre_steps = run.continuation.pre_steps

@@ -7,17 +7,6 @@ from meanfield.model import weights as W
 from meanfield.model.equations import mean_field_step
 
 
-def test_legacy_segments_reproduce_reference_weights(data):
-    ref = data("weights_seed1.npz")
-    segments, pe_parts = W.legacy_random_segments(1)
-    weights = W.weights_from_segments(segments, pe_parts, 99)
-    for alpha in W.FEATURES:
-        np.testing.assert_array_equal(weights[alpha], ref[f"W{alpha}"])
-    pair, quad = W.correlations_from_weights(weights, 2)
-    for alpha in W.FEATURES:
-        np.testing.assert_array_equal(np.vstack([pair[alpha], quad[alpha]]), ref[f"even_corr_{alpha}"])
-
-
 def test_paper_preset_tables_equal_reference_bitwise(data):
     ref = data("weights_seed1.npz")
     model = mf.presets.paper()

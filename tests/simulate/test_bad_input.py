@@ -70,8 +70,8 @@ def test_bad_weights_and_tables():
         ModelSpec({**coef, "q": np.zeros((3, 3))}, pe)
     with pytest.raises(mf.ConfigError, match="pe_weights"):
         ModelSpec(coef, {**pe, "k": np.zeros((2, 2))})
-    with pytest.raises(mf.ConfigError, match="M = 13"):
-        ModelSpec({a: np.zeros((2 ** 12, 13)) for a in W.FEATURES}, {a: np.zeros((13, 1)) for a in W.FEATURES})
+    with pytest.raises(mf.ConfigError, match="M = 17"):
+        ModelSpec({a: np.zeros((2 ** 16, 17)) for a in W.FEATURES}, {a: np.zeros((17, 1)) for a in W.FEATURES})
 
 
 def test_cli_bad_input_writes_nothing(tmp_path):

@@ -77,9 +77,17 @@ def test_control_axes_are_passed_to_the_batch_validation():
         assert run.axes[0].name == "control.kp"
 
 
+def _one_point_file(path, run):
+    """A sweep file of ``run`` holding one (zero-filled) point: an earlier run's result."""
+    f = create_sweep(path, run)
+    write_points(f, run, [0], {name: np.zeros((1,) + f[name].shape[1:], f[name].dtype)
+                               for name in sweep_layout(run) if name != "done"})
+    f.close()
+
+
 def test_output_with_another_spec_is_refused_and_kept(tmp_path):
     out = tmp_path / "out.h5"
-    create_sweep(out, mf.load_run(tiny_text())).close()
+    _one_point_file(out, mf.load_run(tiny_text()))
     before = out.read_bytes()
     with pytest.raises(StoreError, match="another run spec.*steps"):
         mf.sweep(mf.load_run(tiny_text(steps=500)), out)
