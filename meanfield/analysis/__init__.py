@@ -1,24 +1,31 @@
-"""Generic trajectory analysis: arrays in, numbers out (design.md; spec §4).
+"""Generic trajectory analysis: arrays in, numbers out.
 
-Nothing here knows the model, so every tool is validated on textbook maps (logistic, Hénon, circle map).
+Nothing here knows the model (the package imports only :mod:`meanfield.errors`), so every tool is validated
+on textbook maps with known answers (tests/analysis/textbook.py). docs/classification.md describes the
+classification rules; docs/model.md the reference's procedures that some tools reproduce.
 
-Sections and orbit statistics (spec §4.2)
+Sections and orbit statistics
     :func:`poincare_band`, :func:`poincare_section`, :func:`quantise`, :func:`dequantise`,
-    :func:`distinct_count`, :func:`detect_period`
-Spectra and correlations (spec §4.3)
+    :func:`distinct_count`, :func:`find_cycle`, :func:`detect_period`
+Spectra, correlations and tori
     :func:`power_spectrum_raw`, :func:`power_spectrum`, :func:`dominant_frequencies`,
-    :func:`spectral_entropy`, :func:`autocorrelation_raw`, :func:`autocorrelation`
-Chaos indicators
-    :func:`chaos01_test` (Gottwald & Melbourne), :func:`lyapunov_spectrum` (Benettin, spec §4.1)
+    :func:`spectral_entropy`, :func:`autocorrelation_raw`, :func:`autocorrelation`, :func:`line_frequencies`,
+    :func:`torus_generators`, :func:`section_curve_spread`
+Regularity and chaos indicators
+    :func:`weighted_birkhoff_average`, :func:`birkhoff_drift` (Das et al. 2017), :func:`chaos01_test`
+    (Gottwald & Melbourne 2009), :func:`band_count`, :func:`lyapunov_spectrum` (Benettin et al. 1980)
 Classification
-    :func:`classify`, :func:`classify_many`, :class:`Classification`, :class:`Thresholds`
+    :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
+    :class:`Thresholds`, :data:`EVIDENCE`, :data:`LABELS`
 """
 
-from meanfield.analysis.chaos01 import chaos01_test
-from meanfield.analysis.classify import EVIDENCE, LABELS, Classification, Thresholds, classify, classify_many, decide
+from meanfield.analysis.chaos01 import band_count, chaos01_test
+from meanfield.analysis.classify import LABELS, Classification, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
+from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
-from meanfield.analysis.period import detect_period
+from meanfield.analysis.period import Cycle, detect_period, find_cycle
+from meanfield.analysis.regularity import birkhoff_drift, weighted_birkhoff_average
 from meanfield.analysis.sections import (
     dequantise,
     distinct_count,
@@ -32,28 +39,38 @@ from meanfield.analysis.spectra import (
     power_spectrum_raw,
     spectral_entropy,
 )
+from meanfield.analysis.tori import line_frequencies, section_curve_spread, torus_generators
 
 __all__ = [
     "EVIDENCE",
-    "decide",
     "LABELS",
     "Classification",
+    "Cycle",
     "LyapunovResult",
     "Thresholds",
     "autocorrelation",
     "autocorrelation_raw",
+    "band_count",
+    "birkhoff_drift",
     "chaos01_test",
     "classify",
     "classify_many",
+    "decide",
     "dequantise",
     "detect_period",
     "distinct_count",
     "dominant_frequencies",
+    "find_cycle",
+    "line_frequencies",
     "lyapunov_spectrum",
+    "measure",
     "poincare_band",
     "poincare_section",
     "power_spectrum",
     "power_spectrum_raw",
     "quantise",
+    "section_curve_spread",
     "spectral_entropy",
+    "torus_generators",
+    "weighted_birkhoff_average",
 ]

@@ -1,28 +1,28 @@
 """Automatic attractor classification from a series and, optionally, Lyapunov exponents.
 
-The paper tells attractors apart by eye, by a distinct-value count (spec §4.2, §4.4) and by the sign of the
-leading exponents (spec §4.1, threshold 1e-4). Here independent criteria vote, and disagreement or a
-statistically unresolved exponent gives ``unresolved`` instead of a guess:
+The paper tells attractors apart by eye, by a distinct-value count and by the sign of the leading exponents
+with a fixed 1e-4 band (docs/model.md). Here every class is identified *positively* on one trailing window
+of the series (:func:`meanfield.analysis.evidence.measure`), and the exponents veto only when they are
+significant (docs/classification.md gives the rules, their order and the tolerances):
 
-1. **Series** (feature rows of the tail, time on axis 0):
-   NaN/inf or ``|x| > bound`` → ``divergent``; peak-to-peak amplitude ``< fixed_point_amplitude`` or period 1
-   → ``fixed_point``; a period ``p ≥ 2`` within ``period_tol`` (:func:`detect_period`, all features) →
-   ``periodic``; otherwise the 0–1 test (Gottwald & Melbourne 2009) on the chosen feature: ``K <
-   k_regular`` → ``quasi_periodic``, ``K > k_chaotic`` → ``chaotic``, in between: no vote.
-2. **Lyapunov** (descending exponents, optional standard errors; Benettin et al. 1980): with
-   ``m = max(lyap_zero, z·SE)``, ``λ1 < −m`` → regular (fixed point or periodic), ``λ1 > m`` → chaotic
-   (``hyperchaotic`` when also ``λ2 > max(lyap_zero, z·SE2)``), ``|λ1| ≤ lyap_zero`` with ``z·SE ≤
-   lyap_zero`` → zero (quasi-periodic); anything else (``|λ1|`` within ``z·SE`` but the error bar wider than
-   ``lyap_zero``) → ``unresolved``.
-3. The label is the series label refined by the exponents (fixed point / periodic need λ1 < 0,
-   quasi-periodic λ1 ≈ 0, chaotic λ1 > 0); when the series gives no vote the exponents decide, except that
-   λ1 < 0 with no period found is ``unresolved`` (period longer than the tail, or a slow transient).
+1. **divergent** — NaN/inf or ``|x| > bound`` anywhere, or a NaN/+inf exponent; checked first.
+2. **fixed_point / periodic(p)** — the smallest lag p whose residual sits at the rounding floor (relative to
+   the values' magnitude) or decays geometrically, repeated at least ``min_repeats`` times in the window; a
+   period that divides the forcing period q of a periodically forced map is a fixed point of its stroboscopic
+   map (``fixed_point``). A period seen fewer times is ``unresolved`` (run longer).
+3. **quasi_periodic** — no period, weighted Birkhoff averages that converge super-polynomially (a regular
+   orbit), at most ``max_torus_dim`` torus frequencies explaining the spectral lines, and section points on a
+   closed curve; the frequencies are reported.
+4. **chaotic** — irregular (Birkhoff averages drift like 1/√N) and the 0–1 test's K above ``k_chaotic``, on
+   the series or, for band chaos, on the series sub-sampled at the band count.
+5. **Exponents** (descending, with block standard errors): an exponent is significantly positive (negative)
+   when it exceeds ``z`` standard errors (``lyap_zero`` without them). A regular orbit's finite-time exponent
+   and its block error both shrink like 1/n, so a quasi-periodic λ1 stays within them at every run length;
+   a chaotic one grows out of them like √n. A period stands unless λ1 > 0 significantly; a torus stands when
+   λ1 is consistent with 0; chaos needs λ1 > 0 significantly (``hyperchaotic`` when λ2 is too); when the
+   series gives no vote, a significantly positive λ1 says chaotic.
 
-Spectral entropy, the reference's distinct count and the section point count are reported as evidence only.
-
-Known limitation: band chaos (chaos on p bands visited in a fixed cycle, e.g. the logistic map at r ≈ 3.57,
-3.74) can give ``K ≈ 0`` because the band cycle dominates the observable; with exponents it ends up
-``unresolved`` (not mislabelled), without them ``quasi_periodic``.
+Anything else is ``unresolved`` with the reason, never a guess; finite or divergent input never raises.
 """
 
 from __future__ import annotations
@@ -34,76 +34,11 @@ from typing import Any, Mapping
 import numpy as np
 
 from meanfield.analysis._input import as_series
-from meanfield.analysis.chaos01 import chaos01_test
-from meanfield.analysis.period import detect_period
-from meanfield.analysis.sections import distinct_count, poincare_section, quantise
-from meanfield.analysis.spectra import power_spectrum, spectral_entropy
+from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.errors import AnalysisError
 
 LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "unresolved", "divergent")
 """Every label :func:`classify` can return."""
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Decision thresholds of :func:`classify` (all configurable; defaults justified per field).
-
-    Attributes
-    ----------
-    min_length : int
-        Shortest accepted tail (200: the 0–1 test needs N/10 ≥ 20 lags, period detection 2 periods).
-    bound : float
-        ``|x|`` above this is ``divergent`` (the model's fields are bounded by 1; 1e6 for generic maps).
-    fixed_point_amplitude : float
-        Peak-to-peak amplitude (over all features) below which the tail is a fixed point. 1e-3 ≈ 2.5 bins
-        of the reference's 5001-level quantisation on [−1, 1]; it absorbs the O(ε) period-P ripple that the
-        positional encoding imposes on the model's fixed point (β = 0.5: |mo_se| < 3e-4, spec §8).
-    period_tol : float
-        Absolute tolerance of :func:`detect_period` (the β = 2.5 fixture is periodic to 6e-7 after step 1500).
-    max_period : int or None
-        Largest period tried (None: half the tail).
-    k_regular, k_chaotic : float
-        0–1 test: ``K`` below ``k_regular`` votes regular, above ``k_chaotic`` chaotic (finite-N values of
-        K for regular/chaotic maps lie well within 0.1 of 0 and 1 for N ≥ 2000; Gottwald & Melbourne 2009).
-    lyap_zero : float
-        ``|λ|`` at or below this counts as zero (the reference's 1e-4, spec §4.1).
-    z : float
-        Significance in standard errors for the sign of an exponent.
-    chaos01_samples : int
-        The 0–1 test uses at most this many of the last samples (cost O(N log N) per c).
-    chaos01_n_c : int
-        Number of random c of the 0–1 test.
-    seed : int
-        Seed of the 0–1 test's c (reproducible labels).
-    distinct_scale : float
-        Quantisation scale of the distinct and section counts (the reference's [−1, 1], spec §4.4).
-    """
-
-    min_length: int = 200
-    bound: float = 1e6
-    fixed_point_amplitude: float = 1e-3
-    period_tol: float = 1e-5
-    max_period: int | None = None
-    k_regular: float = 0.2
-    k_chaotic: float = 0.8
-    lyap_zero: float = 1e-4
-    z: float = 3.0
-    chaos01_samples: int = 10_000
-    chaos01_n_c: int = 100
-    seed: int = 0
-    distinct_scale: float = 1.0
-
-    def __post_init__(self) -> None:
-        positive = ("bound", "fixed_point_amplitude", "period_tol", "lyap_zero", "distinct_scale")
-        bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
-        if self.min_length < 1 or self.chaos01_n_c < 1 or self.chaos01_samples < 100:
-            bad.append("min_length, chaos01_n_c >= 1 and chaos01_samples >= 100 required")
-        if not self.k_regular <= self.k_chaotic or not self.z >= 0:
-            bad.append(f"k_regular={self.k_regular} <= k_chaotic={self.k_chaotic} and z={self.z} >= 0 required")
-        if self.max_period is not None and self.max_period < 1:
-            bad.append(f"max_period={self.max_period!r} (must be None or >= 1)")
-        if bad:
-            raise AnalysisError("Thresholds: " + "; ".join(bad))
 
 
 @dataclass(frozen=True)
@@ -115,15 +50,18 @@ class Classification:
     label : str
         One of :data:`LABELS`.
     period : int or None
-        The period, in samples of the given series (recorded rows when decimated), when
-        ``label == "periodic"``, else None.
+        The period in samples of the given series for ``periodic`` and ``fixed_point`` (1, or a divisor of
+        the forcing period), else None.
     reason : str
-        One sentence on how the label was reached (which criteria agreed or disagreed).
+        How the label was reached (which criteria agreed or disagreed).
     evidence : Mapping
-        Read-only: ``lambda1``, ``lambda1_stderr``, ``lambda2``, ``lambda2_stderr``, ``period`` (detected,
-        any label), ``amplitude`` (peak-to-peak), ``chaos01_k``, ``spectral_entropy`` (these two only for
-        aperiodic tails), ``distinct_count`` (reference heuristic), ``section_points`` (distinct quantised
-        values at upward zero crossings of ``section_feature``). None where not computed.
+        Read-only, keys :data:`EVIDENCE` (None where not measured): exponents and standard errors,
+        ``max_abs``, ``amplitude`` (largest peak-to-peak of the window), ``window`` (its length),
+        ``transient_end`` (first sample on the attractor; None while still converging), ``period``,
+        ``period_repeats``, ``period_residual`` (relative), ``period_decay`` (decades), ``birkhoff_drift``,
+        ``torus_dim`` and ``frequency1..3`` (cycles per sample, folded to [0, 1/(2q)]), ``curve_spread``,
+        ``chaos01_k``, ``bands``, ``spectral_entropy``, ``distinct_count`` and ``section_points`` (the
+        reference's heuristics) and ``forcing_period``.
     """
 
     label: str
@@ -131,73 +69,60 @@ class Classification:
     reason: str
     evidence: Mapping[str, Any]
 
-
-def _lyapunov_vote(lam: np.ndarray | None, se: np.ndarray | None, th: Thresholds) -> tuple[str | None, str]:
-    """Vote of the exponents: 'negative', 'zero', 'chaotic', 'hyperchaotic', 'unresolved' or None (absent)."""
-    if lam is None or lam.size == 0:
-        return None, "no exponents"
-    err = np.zeros(lam.size) if se is None else se
-    margin = np.maximum(th.lyap_zero, th.z * err)
-    text = f"λ1 = {lam[0]:.3g} ± {err[0]:.2g}"
-    if lam[0] > margin[0]:
-        hyper = lam.size > 1 and lam[1] > margin[1]
-        return ("hyperchaotic" if hyper else "chaotic"), text
-    if lam[0] < -margin[0]:
-        return "negative", text
-    if abs(lam[0]) <= th.lyap_zero and margin[0] <= th.lyap_zero:
-        return "zero", text
-    return "unresolved", text + " (sign not resolved)"
+    @property
+    def frequencies(self) -> tuple[float, ...]:
+        """Torus frequencies (rotation numbers) of a quasi-periodic orbit, else ()."""
+        if self.label != "quasi_periodic":
+            return ()
+        return tuple(self.evidence[f"frequency{i + 1}"] for i in range(int(self.evidence["torus_dim"])))
 
 
-_AGREES = {
-    "fixed_point": {"negative"},
-    "periodic": {"negative"},
-    "quasi_periodic": {"zero"},
-    "chaotic": {"chaotic", "hyperchaotic"},
-}
+def _series_vote(get, th: Thresholds) -> tuple[str | None, int | None, str, str]:
+    """(label or None, period, text, what the exponents may decide: "chaos", "chaos or torus" or "")."""
+    q = int(get("forcing_period") or 1)
+    period = get("period")
+    if period is not None:
+        period, repeats = int(period), get("period_repeats")
+        how = "converging" if (get("period_decay") or 0) > 0 else "at the rounding floor"
+        if repeats < th.min_repeats:
+            return None, None, f"period {period} seen only {repeats:.1f} times (run longer)", ""
+        label = "fixed_point" if q % period == 0 else "periodic"
+        return label, period, f"period {period} ({how}, {repeats:.0f} repeats)", ""
+    drift = get("birkhoff_drift")
+    if drift is None:
+        return None, None, "no series evidence", ""
+    regularity = th.regularity(drift, int(get("window")))
+    text = f"{regularity} (Birkhoff drift {drift:.1e})"
+    torus = None
+    if regularity != "irregular":
+        dim, spread, line_period = get("torus_dim"), get("curve_spread"), get("line_period")
+        if line_period is not None:
+            text += f", lines of a period-{int(line_period)} cycle not at its floor"
+        elif dim is not None and 1 <= dim <= th.max_torus_dim and spread is not None and spread <= th.curve_tol:
+            torus = "quasi_periodic"
+            text += ", torus frequencies " + ", ".join(f"{get(f'frequency{i + 1}'):.6g}" for i in range(int(dim)))
+        else:
+            text += f", no torus (dimension {dim}, curve spread {spread})"
+    if regularity == "regular":
+        return torus, None, text, ""
+    k, bands = get("chaos01_k"), get("bands")
+    text += f", 0-1 K = {'-' if k is None else f'{k:.2f}'}"
+    if bands is not None and bands > 1:
+        text += f", {int(bands)} bands"
+    if k is not None and k > th.k_chaotic:
+        return "chaotic", None, text, ""
+    return None, None, text, "chaos" if torus is None else "chaos or torus"
 
 
-#: Evidence keys, in the order a sweep stores them (one float per key; None is stored as NaN).
-EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
-            "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
-
-
-def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, feature: int, section_feature: int,
-            th: Thresholds) -> dict[str, Any]:
-    """Evidence about one validated tail ``y`` (time, features) and optional exponents (keys :data:`EVIDENCE`).
-
-    Uses ``th`` only for how to measure (period tolerance, 0–1 test length and seed, quantisation scale); the
-    decision thresholds are applied by :func:`decide`, so stored evidence can be re-decided cheaply.
-    """
-    ev: dict[str, Any] = dict.fromkeys(EVIDENCE)
-    if lam is not None and lam.size:
-        # a NaN exponent (a run that broke down) is recorded as +inf: stored evidence uses NaN for "absent"
-        lam = np.where(np.isnan(lam), np.inf, lam)
-        ev["lambda1"] = float(lam[0])
-        ev["lambda2"] = float(lam[1]) if lam.size > 1 else None
-        if se is not None:
-            ev["lambda1_stderr"] = float(se[0])
-            ev["lambda2_stderr"] = float(se[1]) if se.size > 1 else None
-    if not np.all(np.isfinite(y)):
-        ev["max_abs"] = float("inf")
-        return ev
-    ev["max_abs"] = float(np.max(np.abs(y)))
-    x = y[:, feature]
-    ev["amplitude"] = float(np.max(np.ptp(y, axis=0)))
-    ev["period"] = period = detect_period(y, th.period_tol, th.max_period)
-    ev["distinct_count"] = distinct_count(x, th.distinct_scale)
-    if y.shape[1] > 1:
-        cut = poincare_section(y, section_feature)[:, feature]
-        ev["section_points"] = int(np.unique(quantise(cut, th.distinct_scale)).size)
-    if period is None and ev["amplitude"] >= th.fixed_point_amplitude:
-        tail = x[-th.chaos01_samples :]
-        ev["chaos01_k"] = chaos01_test(tail, th.chaos01_n_c, th.seed)
-        ev["spectral_entropy"] = spectral_entropy(power_spectrum(tail)[1])
-    return ev
+def _significance(value, stderr, th: Thresholds) -> tuple[int, str]:
+    """Sign of an exponent that its error resolves: +1, −1 or 0 (consistent with zero)."""
+    band = th.lyap_zero if stderr is None else th.z * stderr
+    sign = 1 if value > band else -1 if value < -band else 0
+    return sign, f"{value:.3g} ± {'?' if stderr is None else f'{stderr:.2g}'}"
 
 
 def decide(evidence: Mapping[str, Any], th: Thresholds = Thresholds()) -> Classification:
-    """The label from measured evidence (rules of the module docstring)."""
+    """The label from measured evidence (rules of the module docstring; docs/classification.md §6)."""
     ev = dict(evidence)
 
     def get(key):
@@ -208,43 +133,39 @@ def decide(evidence: Mapping[str, Any], th: Thresholds = Thresholds()) -> Classi
         return Classification(label, period, reason, MappingProxyType(ev))
 
     max_abs = get("max_abs")
-    if max_abs is None or not np.isfinite(max_abs) or max_abs > th.bound:
+    if max_abs is None or not max_abs <= th.bound:
         return done("divergent", f"series has NaN/inf or |x| > {th.bound:g}")
-    lam = None if get("lambda1") is None else np.array([ev["lambda1"]] + ([ev["lambda2"]] if get("lambda2") is not None else []))
-    se = None
-    if lam is not None and get("lambda1_stderr") is not None:
-        se = np.array([ev["lambda1_stderr"]] + ([ev["lambda2_stderr"]] if get("lambda2") is not None else []))
-        se = np.nan_to_num(se, nan=0.0)
-    if lam is not None and np.any(np.isnan(lam) | (lam == np.inf)):
+    lam1 = get("lambda1")
+    if lam1 is not None and (np.isinf(lam1) and lam1 > 0 or np.isinf(get("lambda2") or 0.0) and get("lambda2") > 0):
         return done("divergent", "Lyapunov exponents are NaN or +inf")
-    amplitude, period, k = get("amplitude"), get("period"), get("chaos01_k")
-    period = None if period is None else int(period)
-    if amplitude < th.fixed_point_amplitude or period == 1:
-        series, text = "fixed_point", f"amplitude {amplitude:.2g}"
-    elif period is not None:
-        series, text = "periodic", f"period {period}"
-    elif k is None:
-        series, text = None, "aperiodic, no 0-1 test"
-    else:
-        series = "quasi_periodic" if k < th.k_regular else "chaotic" if k > th.k_chaotic else None
-        text = f"aperiodic, 0-1 K = {k:.2f}"
-    vote, ltext = _lyapunov_vote(lam, se, th)
-    reason = f"{text}; {ltext}"
-    if vote is None:
-        return done(series or "unresolved", reason, period if series == "periodic" else None)
-    if vote == "unresolved":
-        return done("unresolved", reason)
-    if series is None:
-        label = {"zero": "quasi_periodic", "negative": "unresolved"}.get(vote, vote)
-        return done(label, reason + " (0-1 test inconclusive)")
-    if vote not in _AGREES[series]:
-        return done("unresolved", reason + f" (series says {series}, exponents disagree)")
-    label = vote if series == "chaotic" else series
-    return done(label, reason, period if label == "periodic" else None)
+    series, period, text, undecided = _series_vote(get, th)
+    if lam1 is None:
+        return done(series or "unresolved", text, period)
+    sign1, text1 = _significance(lam1, get("lambda1_stderr"), th)
+    reason = f"{text}; λ1 = {text1}"
+    hyper = get("lambda2") is not None and _significance(get("lambda2"), get("lambda2_stderr"), th)[0] > 0
+    chaos = "hyperchaotic" if hyper else "chaotic"
+    if series in ("fixed_point", "periodic"):
+        if sign1 > 0:
+            return done("unresolved", reason + " (a cycle, but λ1 is significantly positive)")
+        return done(series, reason, period)
+    if series == "quasi_periodic":
+        if sign1 != 0:
+            return done("unresolved", reason + " (a torus, but λ1 is significantly non-zero)")
+        return done(series, reason)
+    if series == "chaotic":
+        if sign1 <= 0:
+            return done("unresolved", reason + " (irregular, but λ1 is not significantly positive)")
+        return done(chaos, reason)
+    if undecided and sign1 > 0:
+        return done(chaos, reason + " (the exponents decide)")
+    if undecided == "chaos or torus" and sign1 == 0:
+        return done("quasi_periodic", reason + " (the exponents decide)")
+    return done("unresolved", reason)
 
 
 def _exponents(lyapunov: Any, stderr: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Validate descending exponents and their standard errors (same length, SE ≥ 0)."""
+    """Validate descending exponents and their standard errors (same length, SE ≥ 0 or NaN = not estimated)."""
     lam = None if lyapunov is None else np.asarray(lyapunov, dtype=np.float64).ravel()
     if stderr is None:
         return lam, None
@@ -252,8 +173,8 @@ def _exponents(lyapunov: Any, stderr: Any) -> tuple[np.ndarray | None, np.ndarra
     if lam is None or se.shape != lam.shape:
         raise AnalysisError(f"stderr: shape {se.shape} must match the exponents' shape "
                             f"{None if lam is None else lam.shape}")
-    if np.any(np.isnan(se)) or np.any(se < 0):
-        raise AnalysisError("stderr: standard errors must be non-negative numbers")
+    if np.any(se < 0):
+        raise AnalysisError("stderr: standard errors must be non-negative (NaN: not estimated)")
     return lam, se
 
 
@@ -274,6 +195,7 @@ def classify(
     feature: int = 0,
     section_feature: int = 1,
     transient: int = 0,
+    forcing_period: int = 1,
     thresholds: Thresholds = Thresholds(),
 ) -> Classification:
     """Classify the attractor of one trajectory (see the module docstring for the rules).
@@ -286,17 +208,21 @@ def classify(
     lyapunov : array_like, optional
         Exponents in descending order (overrides ``data.lyapunov``).
     stderr : array_like, optional
-        Their standard errors (overrides ``data.lyapunov_stderr``); without them the exponents are taken at
-        face value with the ``lyap_zero`` margin only.
+        Their standard errors (overrides ``data.lyapunov_stderr``; NaN = not estimated); without them the
+        exponents are compared with the ``lyap_zero`` band.
     feature : int
         Feature used by the 0–1 test, the spectrum and the distinct count (the paper: ``mo_se`` feature 0).
-        Divergence, amplitude and period use all features.
+        Divergence, amplitude, period and Birkhoff averages use all features.
     section_feature : int
         Filter feature of the section whose point count is reported (ignored for 1-D series).
     transient : int
         Leading samples to drop.
+    forcing_period : int
+        Period q (in samples of the series) of a periodic forcing that is part of the state, such as the
+        model's positional encoding: a cycle whose period divides q is a ``fixed_point`` (of the stroboscopic
+        map), and torus frequencies are counted besides 1/q. 1 for an autonomous map.
     thresholds : Thresholds
-        Decision thresholds.
+        Measurement and decision thresholds.
 
     Returns
     -------
@@ -306,7 +232,8 @@ def classify(
     ------
     AnalysisError
         Empty or too short series (fewer than ``thresholds.min_length`` after the transient), bad feature
-        index, or negative/NaN standard errors. NaN or huge values in the series give ``divergent``.
+        index, forcing period or exponent shapes, or negative standard errors. NaN or huge values in the
+        series give ``divergent``.
     """
     if hasattr(data, "mo_se"):
         lyapunov = getattr(data, "lyapunov", None) if lyapunov is None else lyapunov
@@ -316,18 +243,18 @@ def classify(
             raise AnalysisError("data.mo_se is None: the trajectory did not record mo_se")
     if int(transient) < 0:
         raise AnalysisError(f"transient: {transient!r}; must be non-negative")
+    if int(forcing_period) < 1:
+        raise AnalysisError(f"forcing_period: {forcing_period!r}; must be a positive integer")
     y = as_series(data, name="series", ndim=(1, 2), finite=False)
-    y = y.reshape(y.shape[0], -1)[int(transient) :]
+    y = y.reshape(y.shape[0], -1)[int(transient):]
     if y.shape[0] < thresholds.min_length:
-        raise AnalysisError(
-            f"series: {y.shape[0]} samples after the transient, at least {thresholds.min_length} needed"
-        )
+        raise AnalysisError(f"series: {y.shape[0]} samples after the transient, at least {thresholds.min_length} needed")
     for name, idx in (("feature", feature), ("section_feature", section_feature)):
         if y.shape[1] > 1 and not -y.shape[1] <= idx < y.shape[1]:
             raise AnalysisError(f"{name}: {idx}; series has {y.shape[1]} features")
     col = feature if y.shape[1] > 1 else 0
     lam, se = _exponents(lyapunov, stderr)
-    return decide(measure(y, lam, se, col, section_feature, thresholds), thresholds)
+    return decide(measure(y, lam, se, col, section_feature, thresholds, int(forcing_period)), thresholds)
 
 
 def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **options: Any) -> list[Classification]:
@@ -336,12 +263,11 @@ def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **optio
     Parameters
     ----------
     series : array_like, shape (points, time) or (points, time, features)
-        One tail per point.
+        One series per point.
     lyapunov, stderr : array_like, shape (points, k), optional
         Descending exponents and standard errors per point.
     **options
-        Keyword arguments of :func:`classify` (``feature``, ``section_feature``, ``transient``,
-        ``thresholds``), the same for every point.
+        Keyword arguments of :func:`classify`, the same for every point.
 
     Returns
     -------
@@ -351,3 +277,6 @@ def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **optio
     lam = _per_point(lyapunov, arr.shape[0], "lyapunov")
     err = _per_point(stderr, arr.shape[0], "stderr")
     return [classify(tail, lam_i, err_i, **options) for tail, lam_i, err_i in zip(arr, lam, err)]
+
+
+__all__ = ["EVIDENCE", "LABELS", "Classification", "Thresholds", "classify", "classify_many", "decide", "measure"]

@@ -1,4 +1,4 @@
-"""Autocorrelation functions (spec §4.3).
+"""Autocorrelation functions (the reference's and the normalised one; docs/model.md §7.2).
 
 :func:`autocorrelation_raw` reproduces the reference (``np.correlate(x, x, "full")`` of the raw series,
 lags 0..99); :func:`autocorrelation` is the normalised estimator for analysis (mean removed, biased
@@ -14,11 +14,11 @@ from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
 
 REFERENCE_WINDOW = 100
-"""Number of lags the reference keeps (``plotting_window``, spec §4.3)."""
+"""Number of lags the reference keeps (``plotting_window``, docs/model.md §7.2)."""
 
 
 def autocorrelation_raw(x: np.ndarray, n_lags: int = REFERENCE_WINDOW) -> np.ndarray:
-    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags ``0 .. n_lags − 1`` (spec §4.3).
+    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags ``0 .. n_lags − 1`` (docs/model.md §7.2).
 
     No mean removal, no normalisation.
 
@@ -68,3 +68,22 @@ def autocorrelation(x: np.ndarray, max_lag: int | None = None) -> np.ndarray:
     spec = fft.rfft(arr - arr.mean(), size)
     acov = fft.irfft(spec.real**2 + spec.imag**2, size)[: top + 1]
     return acov / acov[0]
+
+
+def dominant_lag(x: np.ndarray, max_lag: int) -> int:
+    """Lag ``2 … max_lag`` at which the normalised autocorrelation is largest: the period of the band cycle
+    of band chaos, or of the near-cycle that a chaotic orbit shadows next to a periodic window. The 0–1 test
+    on the series sub-sampled at that lag sees the chaos instead of the cycle (Gottwald & Melbourne 2009 §5
+    sub-sample oversampled series the same way).
+
+    Parameters
+    ----------
+    x : array_like, 1-D
+        Finite, non-constant series with more than ``max_lag`` samples.
+    max_lag : int
+        Largest lag (≥ 2).
+    """
+    if int(max_lag) < 2:
+        raise AnalysisError(f"max_lag: {max_lag!r}; must be at least 2")
+    rho = autocorrelation(x, int(max_lag))
+    return 2 + int(np.argmax(rho[2:]))

@@ -1,4 +1,4 @@
-"""Lyapunov spectra of arbitrary maps (Benettin et al. 1980; spec §4.1).
+"""Lyapunov spectra of arbitrary maps (Benettin, Galgani, Giorgilli & Strelcyn 1980; docs/model.md §4.2).
 
 The map is given as two numba ``@njit`` functions with the in-place signatures
 
@@ -8,7 +8,7 @@ The map is given as two numba ``@njit`` functions with the in-place signatures
 where ``x`` and ``params`` are float64 1-D arrays (``params`` may be empty). The same code therefore serves
 textbook maps (logistic, Hénon) in the tests and any user map. Tangent vectors are re-orthonormalised every
 step by Gram–Schmidt with one re-orthogonalisation pass ("twice is enough", equivalent to a QR factorisation
-Y = QR with positive diag R); ``λ_i = (1/T) Σ_t ln R_ii(t)`` as in the reference (spec §4.1: Q_0 = I, Y =
+Y = QR with positive diag R); ``λ_i = (1/T) Σ_t ln R_ii(t)`` as in the reference (docs/model.md §4.2: Q_0 = I, Y =
 J·Q, QR, sum of ln|diag R|, divided by the number of steps). Standard errors come from block averages,
 convergence diagnostics from the running estimate.
 """
@@ -149,7 +149,7 @@ def lyapunov_spectrum(
     n_steps : int
         Tangent steps averaged over (after the transient); at least ``n_blocks``.
     transient : int
-        Plain iterations before the tangent dynamics starts (spec §4.1: steps before min_saved_step).
+        Plain iterations before the tangent dynamics starts (docs/model.md §4.2: steps before exponents start).
     k : int, optional
         Number of exponents (default: the state dimension).
     n_blocks : int

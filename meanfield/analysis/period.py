@@ -1,56 +1,208 @@
-"""Period detection with a tolerance.
+"""Periods that are periods: exact recurrence at the rounding floor, or a residual that decays geometrically.
 
-The period of a (tail of a) trajectory is the smallest ``p ≥ 1`` with ``|x_{t+p} − x_t| < tol`` for every
-``t`` of the series and every feature. This is the automatic counterpart of reading the period off the
-paper's trajectories (e.g. period 96 at β = 2.5, spec §8).
+A stable cycle of a map computed in float64 repeats to within a few rounding errors of its values' magnitude
+once its transient has decayed, and the residual ``e_p(t) = max_f |x_{t+p} − x_t|`` at its period stays at that
+floor at every multiple k·p of the period. A quasi-periodic orbit only comes back *near* itself: its residual at
+a near-return lag p is ≈ 2π |pρ − m| times its amplitude (ρ the rotation number), far above the floor for
+every lag a finite run can test, and it grows with k at lag k·p. A cycle still being approached has a residual
+that decays geometrically (like |μ|^t, μ its leading multiplier). :func:`find_cycle` accepts exactly these two
+behaviours; the decision rules and their tolerances are explained in docs/classification.md §2.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
 
+PREFILTER_SAMPLES = 16
+"""Trailing samples that must recur at a lag before the lag is examined over the whole series."""
 
-def detect_period(x: np.ndarray, tol: float = 1e-6, max_period: int | None = None) -> int | None:
-    """Smallest period of a series within a tolerance.
 
-    Candidates are the lags ``p`` at which the first sample recurs (``max_f |x_p − x_0| < tol``); each is
-    then checked on the whole series (``max_{t,f} |x_{t+p} − x_t| < tol``), smallest first. This costs
-    O(n) per candidate instead of O(n · max_period), which matters over sweeps of thousands of points.
+@dataclass(frozen=True)
+class Cycle:
+    """What :func:`find_cycle` found.
+
+    Attributes
+    ----------
+    period : int or None
+        The smallest lag whose residual is at the floor over a trailing segment, or decays geometrically
+        through the whole series; None when no lag up to ``max_period`` does.
+    repeats : float
+        Length of the segment over which the cycle holds (the settled segment, or the whole series for a
+        converging cycle) in periods. A period counts only with ``repeats ≥ min_repeats``.
+    residual : float
+        Largest lag-``period`` residual over that segment (for a converging cycle: at the end of the series),
+        relative to the series' magnitude ``max |x|``.
+    decay : float
+        Decades by which the residual's envelope fell through the series (0 when it sat at the floor).
+    settled_at : int or None
+        First sample from which the residual stays at the floor (None: still converging).
+    """
+
+    period: int | None
+    repeats: float
+    residual: float
+    decay: float
+    settled_at: int | None
+
+
+NO_CYCLE = Cycle(None, 0.0, float("nan"), 0.0, None)
+
+
+def lag_residual(y: np.ndarray, p: int) -> np.ndarray:
+    """``max_f |y[t + p, f] − y[t, f]|`` for ``t = 0 … n − p − 1`` (y of shape (time, features))."""
+    return np.max(np.abs(y[p:] - y[:-p]), axis=1)
+
+
+def _suffix_max(e: np.ndarray) -> np.ndarray:
+    return np.maximum.accumulate(e[::-1])[::-1]
+
+
+def _geometric_decay(e: np.ndarray, floor: float, end_tol: float, decades: float, r2_min: float) -> float:
+    """Decades of decay when the residual's envelope (suffix maximum) falls geometrically to ``end_tol`` or
+    below, else 0. Geometric = log-envelope linear in time with R² ≥ ``r2_min``: an approach to a cycle
+    (|μ|^t) is, while an intermittent orbit's envelope falls in steps (one per burst) and is not."""
+    if e.size < 2:
+        return 0.0
+    env = np.log10(np.maximum(_suffix_max(e), floor))
+    drop = env[0] - env[-1]
+    if env[-1] > np.log10(end_tol) or drop < decades:
+        return 0.0
+    t = np.arange(env.size, dtype=np.float64)
+    slope, intercept = np.polyfit(t, env, 1)
+    resid = env - (slope * t + intercept)
+    r2 = 1.0 - np.sum(resid**2) / np.sum((env - env.mean()) ** 2)
+    return float(drop) if r2 >= r2_min else 0.0
+
+
+def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float) -> Cycle | None:
+    """The cycle of lag p if its residual is at the floor from some sample on (without drift at multiples
+    of p) or converges geometrically, else None (rules of :func:`find_cycle`)."""
+    n = y.shape[0]
+    e = lag_residual(y, p)
+    above = np.flatnonzero(e > floor)
+    settled = 0 if above.size == 0 else int(above[-1]) + 1
+    if n - settled >= 2 * p:  # at the floor over two full periods at least (shorter: a coincidence)
+        k = max(1, (n - settled) // (2 * p))
+        if k * p < n - settled:
+            multiple = lag_residual(y[settled:], k * p)
+            # a decade above the floor at k·p: a drift (near-rational rotation) unless it decays (a cycle with
+            # a multiplier near 1 still approached: e_kp ≈ |μ^kp − 1| |μ|^t grows with k but decays in t;
+            # within a decade of the floor that decay cannot be seen)
+            if multiple.max() > 10 * floor and not _geometric_decay(multiple, floor, end_tol, decades, r2_min):
+                return None
+        # reached the floor by a geometric approach: the whole series shows the cycle
+        decay = _geometric_decay(e[:settled], floor, end_tol, decades, r2_min) if settled > p else 0.0
+        return Cycle(p, (n if decay > 0 else n - settled) / p, float(np.max(e[settled:])), decay, settled)
+    if settled < e.size:
+        return None
+    decay = _geometric_decay(e, floor, end_tol, decades, r2_min)
+    return Cycle(p, n / p, float(e[-1]), decay, None) if decay > 0 else None
+
+
+def find_cycle(
+    x: np.ndarray,
+    rtol: float = 1e-10,
+    converged_rtol: float = 1e-6,
+    decades: float = 1.0,
+    r2_min: float = 0.95,
+    max_period: int | None = None,
+) -> Cycle:
+    """The period of a (trailing window of a) trajectory, if it has one (docs/classification.md §2).
+
+    With ``M = max |x|`` (the magnitude that sets float64 rounding) and ``floor = rtol · M``, a lag ``p`` is
+    accepted, smallest first, when either
+
+    * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
+      spanning half the settled segment is within a decade of the floor or decays geometrically
+      (no drift: a near-rational rotation's residual grows like k and stays); ``repeats = (n − s) / p``, or ``n / p`` when
+      the residual before ``s`` decayed geometrically (the whole series approaches the cycle);
+    * **converging**: the envelope of ``e_p`` decays geometrically (log-linear, R² ≥ ``r2_min``) by at least
+      ``decades`` decades to ``≤ converged_rtol · M`` at the end; ``repeats = n / p``.
+
+    A proper divisor d of the accepted p whose residual also decays geometrically (to any level, by at least
+    half as many decades, and still in the second half of the series) is the period instead: near a period
+    doubling (multiplier ≈ −1) the lag-2d residual ≈ (1 − μ²)|δ| reaches the floor long before the lag-d one
+    ≈ 2|δ|, and on a spiral into a fixed point (complex multipliers e^{λ ± 2πiω}) the residual at a near-return
+    lag p of the rotation, ≈ |e^{2πipω} − 1| |δ|, is far smaller than at lag 1, although the orbit converges
+    to the d-cycle.
+
+    Lags are examined only if the last 16 samples recur within ``converged_rtol · M`` (cost O(n) per examined
+    lag, and almost no lag of an aperiodic series passes that test).
+
+    Parameters
+    ----------
+    x : array_like, shape (time,) or (time, features)
+        Finite series.
+    rtol : float
+        Rounding floor relative to ``max |x|`` (default 1e-10: float64 rounding, 2.2e-16 per operation,
+        amplified by the map's conditioning and by 1/(1 − |μ|) for multipliers as close to 1 as 1 − 1e-4).
+    converged_rtol : float
+        Largest end residual of a converging cycle relative to ``max |x|``.
+    decades, r2_min : float
+        Least decay and log-linearity of a converging cycle's residual envelope.
+    max_period : int, optional
+        Largest lag tried; default and upper limit ``n // 2`` (longer periods cannot be seen twice).
+
+    Returns
+    -------
+    Cycle
+        ``residual`` relative to ``M``.
+    """
+    arr = as_series(x, name="x", min_length=2, ndim=(1, 2))
+    y = arr.reshape(arr.shape[0], -1)
+    for name, value in (("rtol", rtol), ("converged_rtol", converged_rtol)):
+        if not (np.isfinite(value) and value > 0):
+            raise AnalysisError(f"{name}: {value!r}; must be a finite positive number")
+    if max_period is not None and int(max_period) < 1:
+        raise AnalysisError(f"max_period: {max_period!r}; must be a positive integer")
+    n = y.shape[0]
+    limit = n // 2 if max_period is None else min(n // 2, int(max_period))
+    magnitude = float(np.max(np.abs(y)))
+    floor, end_tol = rtol * magnitude, max(rtol, converged_rtol) * magnitude
+    extent = float(np.max(np.ptp(y, axis=0)))
+    if extent <= floor:
+        return Cycle(1, float(n), extent / max(magnitude, 1e-300), 0.0, 0)
+    lags = np.arange(1, limit + 1)
+    for j in range(1, min(PREFILTER_SAMPLES, n - limit) + 1):
+        lags = lags[np.max(np.abs(y[n - j - lags] - y[n - j]), axis=1) <= end_tol]
+    for p in lags.tolist():
+        cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min)
+        if cycle is None:
+            continue
+        # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
+        # `decades` when that one sat at the floor throughout)
+        least = min(decades, cycle.decay / 2) if cycle.decay > 0 else decades
+        for d in (d for d in range(1, p // 2 + 1) if p % d == 0):
+            e = lag_residual(y, d)
+            decay = _geometric_decay(e, floor, np.inf, least, r2_min)
+            if decay > 0 and _geometric_decay(e[e.size // 2:], floor, np.inf, least / 2, r2_min) > 0:
+                cycle = Cycle(d, n / d, float(e[-1]), decay, None)
+                break
+        return Cycle(cycle.period, cycle.repeats, cycle.residual / magnitude, cycle.decay, cycle.settled_at)
+    return NO_CYCLE
+
+
+def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10, max_period: int | None = None) -> int | None:
+    """Smallest period of a series that :func:`find_cycle` accepts and that repeats at least ``min_repeats``
+    times, else None.
 
     Parameters
     ----------
     x : array_like, shape (time,) or (time, features)
         Finite series, typically the tail after the transient.
-    tol : float
-        Absolute tolerance (same units as ``x``).
+    rtol : float
+        Rounding floor relative to ``max |x|`` (see :func:`find_cycle`).
+    min_repeats : int
+        Least number of repetitions (docs/classification.md §2: ten, so that a cycle is seen, not guessed).
     max_period : int, optional
-        Largest period tried; default and upper limit ``n // 2`` so that every lag is checked over at least
-        one full period.
-
-    Returns
-    -------
-    int or None
-        The period, or None when no ``p ≤ max_period`` fits.
-
-    Raises
-    ------
-    AnalysisError
-        Fewer than 2 samples, non-finite values, or invalid ``tol`` / ``max_period``.
+        Largest period tried.
     """
-    arr = as_series(x, name="x", min_length=2, ndim=(1, 2))
-    y = arr.reshape(arr.shape[0], -1)
-    if not (np.isfinite(tol) and tol > 0):
-        raise AnalysisError(f"tol: {tol!r}; must be a finite positive number")
-    limit = y.shape[0] // 2
-    if max_period is not None:
-        if int(max_period) < 1:
-            raise AnalysisError(f"max_period: {max_period!r}; must be a positive integer")
-        limit = min(limit, int(max_period))
-    recur = np.max(np.abs(y[1 : limit + 1] - y[0]), axis=1) < tol
-    for p in np.flatnonzero(recur) + 1:
-        if np.max(np.abs(y[p:] - y[:-p])) < tol:
-            return int(p)
-    return None
+    if int(min_repeats) < 1:
+        raise AnalysisError(f"min_repeats: {min_repeats!r}; must be a positive integer")
+    cycle = find_cycle(x, rtol=rtol, max_period=max_period)
+    return cycle.period if cycle.period is not None and cycle.repeats >= int(min_repeats) else None

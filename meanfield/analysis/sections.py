@@ -1,16 +1,16 @@
-"""Poincaré sections and orbit statistics (spec §4.2, §4.4).
+"""Poincaré sections and orbit statistics (docs/model.md §7.1).
 
 Two kinds of section are offered:
 
 * :func:`poincare_band` — the reference's *band filter*: the values of a plotted feature at the times where a
-  filter feature lies within ``±tol`` (spec §4.2, ``filtering_range`` = 0.001), optionally quantised to the
+  filter feature lies within ``±tol`` (docs/model.md §7.1, ``filtering_range`` = 0.001), optionally quantised to the
   reference's 5001 levels and made unique. Kept for compatibility with the paper's figures.
 * :func:`poincare_section` — a proper section of a discrete trajectory: the states where the filter feature
   crosses a level (sign change between consecutive samples), linearly interpolated between the two samples,
   optionally on the stroboscopic sequence (every ``stride``-th sample).
 
 :func:`quantise` / :func:`dequantise` implement the reference quantisation formulas and
-:func:`distinct_count` the reference's distinct-value heuristic (spec §4.2 "unique_len", §4.4).
+:func:`distinct_count` the reference's distinct-value heuristic ("unique_len", docs/model.md §7.1).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
 
 REFERENCE_LEVELS = 5001
-"""Number of quantisation levels of the reference's Poincaré filter and periodic heuristic (spec §4.2)."""
+"""Number of quantisation levels of the reference's Poincaré filter and periodic heuristic (docs/model.md §7.1)."""
 
 REFERENCE_BAND = 0.001
-"""Half-width of the reference's Poincaré band (``filtering_range``, spec §4.2)."""
+"""Half-width of the reference's Poincaré band (``filtering_range``, docs/model.md §7.1)."""
 
 
 def _check_scale(max_y: float, levels: int) -> None:
@@ -35,7 +35,7 @@ def _check_scale(max_y: float, levels: int) -> None:
 
 
 def quantise(values: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -> np.ndarray:
-    """Quantise values to integer levels as the reference does (spec §4.2).
+    """Quantise values to integer levels as the reference does (docs/model.md §7.1).
 
     ``q = int(levels · (v / max_y + 1) / 2)`` with ``int`` truncating toward zero.
 
@@ -61,7 +61,7 @@ def quantise(values: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -
 
 
 def dequantise(codes: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -> np.ndarray:
-    """Map level indices back to values, ``(q / levels · 2 − 1) · max_y`` (spec §4.2)."""
+    """Map level indices back to values, ``(q / levels · 2 − 1) · max_y`` (docs/model.md §7.1)."""
     _check_scale(max_y, levels)
     return (np.asarray(codes, dtype=np.float64) / levels * 2.0 - 1.0) * max_y
 
@@ -70,7 +70,7 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     """Number of distinct quantised values of a series (the reference's periodic heuristic).
 
     The reference counts distinct 5001-level values of ``mo_se`` feature 0 and calls fewer than 80
-    "periodic", fewer than 2500 (bifurcation, spec §4.2) or 625 (phase diagram, spec §4.4) "quasi-periodic".
+    "periodic", fewer than 2500 (bifurcation diagram) or 625 (phase diagram; docs/model.md §7.1) "quasi-periodic".
     The phase diagram quantises on ``[-1, 1]`` (``max_y = 1``).
 
     Parameters
@@ -97,7 +97,7 @@ def poincare_band(
     max_y: float | None = None,
     levels: int | None = REFERENCE_LEVELS,
 ) -> np.ndarray:
-    """Reference Poincaré band filter (spec §4.2).
+    """Reference Poincaré band filter (docs/model.md §7.1).
 
     Keeps the times where ``filter_values`` lies in ``[-tol, tol]`` and returns the plotted feature there.
     With ``levels`` set (the reference behaviour) the kept values are quantised with :func:`quantise`,

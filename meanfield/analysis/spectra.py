@@ -1,4 +1,4 @@
-"""Power spectra, dominant frequencies and spectral entropy (spec §4.3).
+"""Power spectra, dominant frequencies and spectral entropy (docs/model.md §7.2).
 
 :func:`power_spectrum_raw` reproduces the reference's figure-5 spectrum exactly (raw series, no mean
 removal, no window). :func:`power_spectrum` is the estimator to use for analysis: mean removed, Hann window,
@@ -16,7 +16,7 @@ from meanfield.errors import AnalysisError
 
 
 def power_spectrum_raw(x: np.ndarray, log: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Reference power spectrum (spec §4.3).
+    """Reference power spectrum (docs/model.md §7.2).
 
     ``X = rfft(x)`` of the raw series; power ``(Re X² + Im X²) / n``; frequencies ``rfftfreq(n)`` (DC
     included); the log variant is the natural log of that power.

@@ -1,43 +1,70 @@
 """``meanfield analyze RUN.h5``: classify every point of a sweep and write its ``analysis`` group
-(docs/storage.md §4)."""
+(docs/storage.md §4); with ``--refine RES``, first bisect every transition of a 1-D sweep down to RES
+(docs/classification.md §9) and print the located transitions."""
 from __future__ import annotations
 
 
 def register(sub, parents):
     p = sub.add_parser("analyze", parents=parents, help="classify the attractor of every point of a sweep file",
                        description="Decide the attractor class of every computed point from the evidence the "
-                                   "sweep stored (period, 0-1 test, exponents, ...) and write the 'analysis' "
-                                   "group. Thresholds can be changed without re-running the sweep.")
+                                   "sweep stored (period, Birkhoff drift, torus frequencies, 0-1 test, exponents, "
+                                   "...) and write the 'analysis' group. Thresholds can be changed without "
+                                   "re-running the sweep (docs/classification.md).")
     p.add_argument("path", help="sweep file written by `meanfield sweep`")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE",
-                   help="decision threshold (fixed_point_amplitude, k_regular, k_chaotic, lyap_zero, z, bound)")
+                   help="threshold of meanfield.analysis.Thresholds (e.g. z=4, k_chaotic=0.9, min_repeats=20)")
+    p.add_argument("--refine", type=float, metavar="RES",
+                   help="bisect between neighbouring points of a 1-D sweep whose classes differ until every "
+                        "transition is bracketed to RES (axis units); the new points are stored in the same "
+                        "file (group 'refine', resumable) and the located transitions are printed")
+    p.add_argument("--max-rounds", type=int, default=40, metavar="N", help="most bisection rounds (default 40)")
     p.set_defaults(run=run)
 
 
-def run(args):
+def _thresholds(overrides):
     import dataclasses
 
     from ..analysis import Thresholds
     from ..errors import ConfigError
-    from ..model.spec import require_int
-    from ..sweeps.labels import analyze
-    from ..sweeps.lock import holder
-    from ..sweeps.store import read_sweep
-    from . import parse_overrides, report
-    overrides = parse_overrides(args.overrides)
-    known = {f.name for f in dataclasses.fields(Thresholds)}
-    unknown = sorted(set(overrides) - known)
+    fields = {f.name: f for f in dataclasses.fields(Thresholds)}
+    unknown = sorted(set(overrides) - set(fields))
     if unknown:
-        raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(known)}")
+        raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(fields)}")
+    values = {}
     for key, value in overrides.items():
         if isinstance(value, (bool, str)):
             raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
-    integers = {"min_length", "chaos01_n_c", "chaos01_samples", "seed", "max_period"}
-    thresholds = Thresholds(**{k: require_int(f"--set {k}", v, 0) if k in integers else v
-                               for k, v in overrides.items()})
-    read_sweep(args.path)                            # StoreError before anything is written
+        if "int" in str(fields[key].type):
+            if value != int(value):
+                raise ConfigError(f"--set {key} = {value!r} is not allowed: must be an integer")
+            value = int(value)
+        values[key] = value
+    return Thresholds(**values)
+
+
+def run(args):
+    from ..errors import ConfigError, StoreError
+    from ..sweeps.labels import analyze
+    from ..sweeps.lock import holder
+    from ..sweeps.refine import classified_points, refine, transition_table, transitions
+    from ..sweeps.store import read_sweep
+    from . import parse_overrides, report
+    thresholds = _thresholds(parse_overrides(args.overrides))
+    read_sweep(args.path)                            # StoreError (one line) unless it is a readable sweep file
+    if args.refine is not None and args.max_rounds < 1:
+        raise ConfigError(f"--max-rounds = {args.max_rounds} is not allowed: must be at least 1")
     busy = holder(args.path)
-    fractions = analyze(args.path, thresholds, write=busy is None)
+    if args.refine is not None and busy is not None:
+        raise StoreError(f"{busy.describe(args.path)}: refine it when it has finished")
+    found = None
+    if args.refine is not None:
+        found = refine(args.path, args.refine, thresholds, args.max_rounds)
+    else:
+        try:
+            found = transitions(*classified_points(args.path, thresholds)[1:])
+        except ConfigError:                          # a 2-D sweep: no transitions along one axis
+            found = None
+    fractions = analyze(args.path, thresholds, write=busy is None, transitions=found)
     if busy is None:
         report(args, f"{args.path}: analysis written")
     else:
@@ -46,3 +73,6 @@ def run(args):
     for name, value in fractions.items():
         if value == value and value > 0:
             report(args, f"  {name:15s} {value:6.1%}")
+    if found is not None:
+        axis = classified_points(args.path, thresholds)[0]
+        report(args, transition_table(axis, found, args.refine))

@@ -69,10 +69,13 @@ def label(observable: str, feature: int) -> str:
     return f"${SYMBOLS[observable]}_{feature + 1}$"
 
 
-#: Background colours of attractor classes (the reference's palette, docs/model.md §7.1, where it has one).
-CLASS_COLOURS = {"fixed_point": "0.35", "periodic": "lightgray", "quasi_periodic": "lightblue",
-                 "chaotic": "lightgreen", "hyperchaotic": "mistyrose", "unresolved": "khaki",
-                 "divergent": "tab:red", "missing": "white"}
+#: One colour per attractor class, distinguishable with every common colour-vision deficiency (the palette of
+#: Okabe & Ito, "Color universal design", 2008); backgrounds use them with transparency (docs/classification.md).
+CLASS_COLOURS = {"fixed_point": "#000000", "periodic": "#0072B2", "quasi_periodic": "#E69F00",
+                 "chaotic": "#009E73", "hyperchaotic": "#CC79A7", "unresolved": "#999999",
+                 "divergent": "#D55E00", "missing": "white"}
+#: Transparency of class colours used as backgrounds.
+BACKGROUND_ALPHA = 0.35
 
 
 def draw_class_grid(ax, labels, x, y):
@@ -87,11 +90,11 @@ def draw_class_grid(ax, labels, x, y):
               extent=[x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2])
 
 
-def class_legend(fig, labels_present, order=None) -> None:
-    """A legend of the class colours present, below the axes."""
+def class_legend(fig, labels_present, order=None, alpha: float = 1.0) -> None:
+    """A legend of the class colours present, below the axes (``alpha`` as the colours were drawn)."""
     from matplotlib.patches import Patch
     order = order or list(CLASS_COLOURS)
-    handles = [Patch(color=CLASS_COLOURS[c], label=c.replace("_", " ")) for c in order
+    handles = [Patch(color=CLASS_COLOURS[c], alpha=alpha, label=c.replace("_", " ")) for c in order
                if c in labels_present and c != "missing"]
     width = fig.get_size_inches()[0] if hasattr(fig, "get_size_inches") else fig.figure.get_size_inches()[0]
     columns = max(1, min(len(handles), int(width / 1.25)))        # an entry takes about 1.2 in at 7 pt

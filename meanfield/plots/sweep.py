@@ -8,14 +8,10 @@ import numpy as np
 from ..analysis import LABELS
 from ..errors import ConfigError
 from ..sweeps.labels import MISSING, point_labels
-from ..sweeps.store import read_sweep
+from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import mark_columns, plot_density_bifurcation
-from .style import (AXIS_SYMBOLS, CLASS_COLOURS, class_legend, draw_class_grid, follow_data, label, legend_outside,
-                    paper_style, plt)
-
-#: Marker colours of the class-coloured diagram (saturated versions of CLASS_COLOURS, readable as dots).
-DOT_COLOURS = {"fixed_point": "k", "periodic": "k", "quasi_periodic": "tab:blue", "chaotic": "tab:green",
-               "hyperchaotic": "tab:purple", "unresolved": "goldenrod", "divergent": "tab:red"}
+from .style import (AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, follow_data, label,
+                    legend_outside, paper_style, plt)
 
 
 def _names(codes):
@@ -29,48 +25,79 @@ def _one_axis(data):
     return data.axes[0], data.coords[data.axes[0]]
 
 
+def _transitions(path):
+    """Located transitions of a 1-D sweep (grid and refinement rounds), or [] when the file has none."""
+    from ..sweeps.refine import classified_points, transitions
+    return transitions(*classified_points(path)[1:])
+
+
+def _mark_transitions(ax, found) -> None:
+    """A thin dashed line at the middle of every located transition's bracket."""
+    for t in found:
+        ax.axvline(0.5 * (t.low + t.high), color="0.4", lw=0.5, ls="--", zorder=0)
+
+
 @paper_style
 def class_bifurcation(path, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
-    fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes
-    as their Poincaré band points, divergent points (no orbit) as red columns. The legend sits above the axes,
-    the y range follows the points."""
-    names = _names(point_labels(path)[0])
+    fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
+    their Poincaré band points, divergent points (no orbit) as columns, at the grid's points and those of its
+    refinement rounds; one colour-blind-safe colour per class, every class present in the legend (above the
+    axes, out of the data), the located transitions (docs/classification.md §9) as dashed lines, and a y range
+    that follows the points."""
+    from matplotlib.lines import Line2D
+
+    from ..sweeps.refine import classified_points
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
-    centres = data.arrays["ybin"]
     n_features = data.arrays["hist"].shape[1]
     if not 0 <= feature < n_features:
         raise ConfigError(f"feature = {feature} is not allowed: must be in 0..{n_features - 1}")
-    hist = data.arrays["hist"][:, feature, :]
+    grid = x.size
+    # the grid and the points of its refinement rounds (docs/classification.md §9), in the order of classified_points
+    names = np.array([n.split("(")[0] for n in classified_points(path)[2]], dtype=object)
+    rounds = read_refinements(path, ("hist", "band_values"))
+    x = np.concatenate([x] + [r["values"] for r in rounds])
+    centres = data.arrays["ybin"]
+    hist = np.concatenate([data.arrays["hist"]] + [r["arrays"]["hist"] for r in rounds])[:, feature, :]
     pairs = np.flatnonzero(data.arrays["pair_plotted"] == feature) if "pair_plotted" in data.arrays else []
-    band = data.arrays["band_values"][:, pairs[0], :] if len(pairs) else None
+    band = (np.concatenate([data.arrays["band_values"]] + [r["arrays"]["band_values"] for r in rounds])[:, pairs[0], :]
+            if len(pairs) else None)
     observable = data.run["reductions"]["observable"]
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     fig = ax.figure
+    handles = []
     low, high = np.inf, -np.inf
-    for name, colour in DOT_COLOURS.items():
+    for name in LABELS:
         rows = np.flatnonzero(names == name)
         if not rows.size:
             continue
         if name == "divergent":
-            mark_columns(ax, x, names == name, colour, "divergent")
+            mark_columns(ax, x[:grid], names[:grid] == name, CLASS_COLOURS[name], "divergent")  # grid columns
+            handles.append(Line2D([], [], ls="", marker="s", ms=5, color=CLASS_COLOURS[name], alpha=0.35,
+                                  label="divergent"))
             continue
-        if name in ("fixed_point", "periodic") or band is None:
+        values = None if band is None or name in ("fixed_point", "periodic") else band[rows]
+        if values is None or not np.isfinite(values).any():    # no band points (or a cycle): visited values
             i, b = np.nonzero(hist[rows] > 0)
             xs, ys = x[rows][i], centres[b]
         else:
-            values = band[rows]
             keep = np.isfinite(values)
             xs, ys = np.broadcast_to(x[rows][:, None], values.shape)[keep], values[keep]
         if ys.size:
             low, high = min(low, ys.min()), max(high, ys.max())
-        ax.plot(xs, ys, ".", ms=0.8, color=colour, rasterized=True, label=name.replace("_", " "))
+        ax.plot(xs, ys, ".", ms=0.8, color=CLASS_COLOURS[name], rasterized=True)
+        handles.append(Line2D([], [], ls="", marker="o", ms=4, color=CLASS_COLOURS[name],
+                              label=name.replace("_", " ")))
+    found = _transitions(path)
+    _mark_transitions(ax, found)
+    if found:
+        handles.append(Line2D([], [], color="0.4", lw=0.5, ls="--", label="transition"))
     follow_data(ax, low, high)
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(observable, feature))
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=7, frameon=False, markerscale=8,
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
               borderaxespad=0.2, handletextpad=0.1, columnspacing=1.0)
     return fig
 
@@ -119,7 +146,8 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     fig = ax.figure
     step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
     for value, name in zip(x, names):
-        ax.axvspan(value - step / 2, value + step / 2, color=CLASS_COLOURS[name], lw=0)
+        ax.axvspan(value - step / 2, value + step / 2, color=CLASS_COLOURS[name], alpha=BACKGROUND_ALPHA, lw=0)
+    _mark_transitions(ax, _transitions(path))
     finite = np.isfinite(lam)
     for j in range(lam.shape[1]):
         style = EXPONENT_STYLES[j % len(EXPONENT_STYLES)]
@@ -136,7 +164,7 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     handles, labels = ax.get_legend_handles_labels()
     ax.legend(handles, [f"{text} ± 1 s.e." for text in labels], loc="lower left", bbox_to_anchor=(0.0, 1.0),
               ncol=k, frameon=False, handlelength=3.0, borderaxespad=0.2)
-    class_legend(fig, set(names))
+    class_legend(fig, set(names), alpha=BACKGROUND_ALPHA)
     return fig
 
 

@@ -1,25 +1,37 @@
 """Classification evidence of sweep points: measured in the workers, decided into labels afterwards
-(docs/storage.md §3, ``evidence``).
+(docs/storage.md §3, ``evidence``; the rules: docs/classification.md).
 
 Workers hold every point's recorded series in memory, so they measure the evidence of
-:func:`meanfield.analysis.classify` there (period, amplitude, 0–1 K, spectral entropy, distinct and section
-counts, λ1 ± SE, λ2) and the file keeps a few numbers per point instead of raw trajectories. Deciding a label
-from stored evidence is cheap, so thresholds can be changed afterwards without re-running anything
-(:mod:`.labels`).
+:func:`meanfield.analysis.classify` there (:data:`~meanfield.analysis.EVIDENCE`: period and its repeats, the
+weighted-Birkhoff drift, torus frequencies, 0–1 K, bands, λ1 ± SE, λ2 …) and the file keeps a few numbers per
+point instead of raw trajectories. Deciding a label from stored evidence is cheap, so thresholds can be changed
+afterwards without re-running anything (:mod:`.labels`).
 """
 from __future__ import annotations
 
+from math import gcd
+
 import numpy as np
 
-from ..analysis import EVIDENCE, LABELS, Thresholds, decide
-from ..analysis.classify import measure
+from ..analysis import EVIDENCE, LABELS, Thresholds, decide, measure
+from ..errors import StoreError
 
 
-def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: Thresholds = Thresholds()):
+def forcing_period(model, record_every: int = 1) -> int:
+    """Period, in recorded rows, of the positional encoding that forces the map: the PE rows cycle with
+    period L (docs/model.md §3, step 7), seen every ``record_every`` steps; 1 without a PE code. A cycle of
+    the forced map whose period divides it is a fixed point of the L-step map (docs/classification.md §2)."""
+    if not model.pe_bits:
+        return 1
+    return model.context // gcd(model.context, int(record_every))
+
+
+def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: Thresholds = Thresholds(),
+                   forcing: int = 1):
     """Evidence (n, len(EVIDENCE)) of every point of a chunk, NaN where a quantity was not measured.
 
     ``records`` (n, rows, M) is the recorded observable; a point with fewer than ``thresholds.min_length``
-    rows gets NaN evidence (``decide`` then says ``unresolved``).
+    rows gets NaN evidence (``decide`` then says ``unresolved``); ``forcing`` is :func:`forcing_period`.
     """
     out = np.full((records.shape[0], len(EVIDENCE)), np.nan)
     if records.shape[1] < thresholds.min_length:
@@ -27,13 +39,20 @@ def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: 
     for i, series in enumerate(records):
         lam = None if lyapunov is None else lyapunov[i]
         se = None if stderr is None or not np.all(stderr[i] >= 0) else stderr[i]
-        ev = measure(series, lam, se, 0, 1 % series.shape[1], thresholds)
+        ev = measure(series, lam, se, 0, 1 % series.shape[1], thresholds, forcing)
         out[i] = [np.nan if ev[k] is None else ev[k] for k in EVIDENCE]
     return out
 
 
-def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds()):
-    """Label codes (indices into :data:`LABELS`) and periods (-1: none) from stored evidence (…, len(EVIDENCE))."""
+def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds(), keys=EVIDENCE):
+    """Label codes (indices into :data:`LABELS`) and periods (-1: none) from stored evidence (…, len(keys)).
+
+    ``keys`` are the evidence keys the file was written with (its ``evidence_keys`` attribute); evidence of
+    another classifier version cannot be decided by today's rules (StoreError: re-run the sweep, or classify
+    stored tails)."""
+    if tuple(keys) != EVIDENCE:
+        raise StoreError(f"the stored evidence has keys {list(keys)} of an older classifier; today's rules need "
+                         f"{list(EVIDENCE)}: re-run the sweep (or store tails, record.tail, to classify them)")
     flat = evidence.reshape(-1, len(EVIDENCE))
     codes = np.full(flat.shape[0], LABELS.index("unresolved"), dtype=np.int8)
     periods = np.full(flat.shape[0], -1, dtype=np.int32)
@@ -46,4 +65,4 @@ def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds()):
     return codes.reshape(evidence.shape[:-1]), periods.reshape(evidence.shape[:-1])
 
 
-__all__ = ["EVIDENCE", "point_evidence", "decide_points"]
+__all__ = ["EVIDENCE", "forcing_period", "point_evidence", "decide_points"]

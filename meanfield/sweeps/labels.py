@@ -8,17 +8,18 @@ import json
 
 import numpy as np
 
-from ..analysis import LABELS, Thresholds, classify
+from ..analysis import EVIDENCE, LABELS, Thresholds, classify
 from ..errors import AnalysisError, StoreError
-from .evidence import decide_points
-from .store import read_sweep, write_analysis
+from .evidence import decide_points, forcing_period
+from .runfile import stored_run
+from .store import datasets, read_sweep, write_analysis
 
 #: Label code stored for points not computed yet.
 MISSING = -1
 
 
 def _labels_from_tails(data, thresholds: Thresholds):
-    """Older sweep files without stored evidence: classify the stored mo_se tails."""
+    """Sweep files without current evidence (none, or an older classifier's): classify the stored mo_se tails."""
     if "tail_mo_se" not in data.arrays:
         raise StoreError(f"{data.path!r} has neither classification evidence nor an mo_se tail to classify")
     tails = data.arrays["tail_mo_se"]
@@ -28,10 +29,13 @@ def _labels_from_tails(data, thresholds: Thresholds):
     err = data.arrays["lyapunov_stderr"].reshape(tails.shape[0], -1) if "lyapunov_stderr" in data.arrays else None
     codes = np.full(tails.shape[0], LABELS.index("unresolved"), dtype=np.int8)
     periods = np.full(tails.shape[0], -1, dtype=np.int32)
+    run = stored_run(data.run)
+    forcing = forcing_period(run.model, run.record.every)
     for i in range(tails.shape[0]):
         se = None if err is None or not np.all(err[i] >= 0) else err[i]
         try:
-            result = classify(tails[i], None if lam is None else lam[i], se, thresholds=thresholds)
+            result = classify(tails[i], None if lam is None else lam[i], se, forcing_period=forcing,
+                              thresholds=thresholds)
         except AnalysisError:
             continue
         codes[i] = LABELS.index(result.label)
@@ -42,8 +46,11 @@ def _labels_from_tails(data, thresholds: Thresholds):
 def point_labels(path, thresholds: Thresholds = Thresholds()):
     """(label codes, periods) of every grid point of a sweep file (grid shape), MISSING where not done."""
     data = read_sweep(path, ("done", "evidence"))
-    if "evidence" in data.arrays:
-        codes, periods = decide_points(data.arrays["evidence"], thresholds)
+    keys = tuple(data.attrs.get("evidence_keys", ()))
+    if "evidence" in data.arrays and keys == EVIDENCE:
+        codes, periods = decide_points(data.arrays["evidence"], thresholds, keys)
+    elif "evidence" in data.arrays and "tail_mo_se" not in datasets(path):
+        codes, periods = decide_points(data.arrays["evidence"], thresholds, keys)   # StoreError: stale evidence
     else:
         data = read_sweep(path, ("done", "tail_mo_se", "lyapunov", "lyapunov_stderr"))
         codes, periods = _labels_from_tails(data, thresholds)
@@ -51,10 +58,11 @@ def point_labels(path, thresholds: Thresholds = Thresholds()):
     return codes, periods
 
 
-def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True) -> dict:
+def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, transitions=None) -> dict:
     """Classify every computed point of a sweep file and (re)write its ``analysis`` group: ``label`` (int8
     codes into the ``labels`` attribute, -1 = not computed), ``period`` (-1 = none), the grid coordinates,
-    and attributes ``thresholds`` and ``fractions`` (JSON). Returns the class fractions. ``write=False``
+    and attributes ``thresholds`` and ``fractions`` (JSON), and ``transitions`` (JSON list of
+    :class:`~meanfield.sweeps.refine.Transition` fields) when given. Returns the class fractions. ``write=False``
     only classifies (e.g. the finished points of a sweep still running)."""
     codes, periods = point_labels(path, thresholds)
     computed = codes[codes != MISSING]
@@ -64,7 +72,9 @@ def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True) -> 
         return fractions
     write_analysis(path, codes, periods, {"labels": json.dumps(LABELS),
                                           "thresholds": json.dumps(thresholds.__dict__, default=str),
-                                          "fractions": json.dumps(fractions), "points_classified": int(computed.size)})
+                                          "fractions": json.dumps(fractions), "points_classified": int(computed.size),
+                                          **({} if transitions is None else
+                                             {"transitions": json.dumps([t.__dict__ for t in transitions])})})
     return fractions
 
 

@@ -199,6 +199,11 @@ class RunSpec:
         return load_run(self, **changes)
 
 
+def stored_run(data: dict) -> RunSpec:
+    """The RunSpec of a sweep file from its stored :meth:`RunSpec.to_dict` (the ``run_json`` attribute)."""
+    return from_dict(_to_file_form(data), source="")
+
+
 def _to_file_form(data: dict) -> dict:
     """Turn :meth:`RunSpec.to_dict` back into the run-file layout accepted by :func:`from_dict`."""
     out = {k: data[k] for k in ("name", "steps", "transient", "lyapunov", "chunk", "backend")}
@@ -344,4 +349,4 @@ def load_run(source, **overrides) -> RunSpec:
     return from_dict(data, source=text)
 
 
-__all__ = ["RunSpec", "load_run", "from_dict", "BACKENDS"]
+__all__ = ["RunSpec", "load_run", "from_dict", "stored_run", "BACKENDS"]

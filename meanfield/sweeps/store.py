@@ -32,12 +32,12 @@ from .tables import MODEL_AXES
 PART_SUFFIX = ".part"
 
 
-def append_provenance(f: h5py.File, record: dict) -> None:
-    """Append one provenance record (:func:`meanfield.sweeps.provenance.record`) to the file's ``provenance``
-    attribute (a JSON list, docs/storage.md §1) and flush."""
+def append_provenance(f: h5py.Group, record: dict) -> None:
+    """Append one provenance record (:func:`meanfield.sweeps.provenance.record`) to the ``provenance`` attribute
+    (a JSON list, docs/storage.md §1) of a file, or of a refinement round's group, and flush."""
     records = json.loads(f.attrs["provenance"]) if "provenance" in f.attrs else []
     f.attrs["provenance"] = json.dumps(records + [record])
-    f.flush()
+    f.file.flush()
 
 
 def update_provenance(f: h5py.File, **fields) -> None:
@@ -310,6 +310,30 @@ def sweep_nbytes(run: RunSpec) -> int:
     return total
 
 
+def _populate(f: h5py.Group, run: RunSpec) -> None:
+    """Allocate every dataset of the sweep ``run`` in ``f`` (a file, or a refinement group) with its named
+    dimensions and CF attributes, and write its attributes (run spec as TOML text and JSON, the model with its
+    swept parameters null); the provenance record is appended by the caller (:func:`append_provenance`)."""
+    layout = sweep_layout(run)
+    if run.reductions.band_pairs:
+        layout.update(pair_plotted=(("pair",), None, None), pair_filter=(("pair",), None, None))
+    coords = _coordinates(run, layout)
+    observable = run.reductions.observable
+    scales = {name: dimension(f, name, values, cf_attrs(name, observable)) for name, values in coords.items()}
+    if run.reductions.band_pairs:
+        pairs = np.array(run.reductions.band_pairs)
+        for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
+            attach(f.create_dataset(name, data=column), scales["pair"]).attrs.update(cf_attrs(name))
+    axes = [a.name for a in run.grid_axes]
+    for name, (dims, dtype, fill) in sweep_layout(run).items():
+        shape = run.shape + tuple(len(coords[d]) for d in dims)
+        dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+        dataset.attrs.update(cf_attrs(name, observable))
+    f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
+                    "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
+                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
+
+
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
     """Create the sweep file of ``run`` at ``path`` with every dataset allocated, named dimensions, CF attributes
     and the run spec (TOML text and JSON); returns it open for writing, flushed. The caller appends the
@@ -322,24 +346,7 @@ def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
     except OSError as exc:
         raise StoreError(f"output {path!r} cannot be created: {reason(exc)}") from None
     try:
-        layout = sweep_layout(run)
-        if run.reductions.band_pairs:
-            layout.update(pair_plotted=(("pair",), None, None), pair_filter=(("pair",), None, None))
-        coords = _coordinates(run, layout)
-        observable = run.reductions.observable
-        scales = {name: dimension(f, name, values, cf_attrs(name, observable)) for name, values in coords.items()}
-        if run.reductions.band_pairs:
-            pairs = np.array(run.reductions.band_pairs)
-            for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
-                attach(f.create_dataset(name, data=column), scales["pair"]).attrs.update(cf_attrs(name))
-        axes = [a.name for a in run.grid_axes]
-        for name, (dims, dtype, fill) in sweep_layout(run).items():
-            shape = run.shape + tuple(len(coords[d]) for d in dims)
-            dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
-            dataset.attrs.update(cf_attrs(name, observable))
-        f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
-                        "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
-                        "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
+        _populate(f, run)
         f.flush()
     except BaseException as exc:
         try:
@@ -368,6 +375,51 @@ def differences(state: dict, run: RunSpec) -> list:
     from ``run`` (only keys that change stored numbers, :meth:`RunSpec.result_key`)."""
     stored, wanted = state["run_key"] or {}, json.loads(run.result_key())
     return sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
+
+
+#: Group of a sweep file that holds its refinement rounds (docs/storage.md §6).
+REFINE_GROUP = "refine"
+
+
+def open_refinement(path, name: str, run: RunSpec) -> tuple:
+    """(file, group): the refinement round ``name`` of a sweep file, a sweep of its own (``run``, an explicit
+    grid) stored in the group ``refine/<name>`` with the layout of a sweep file; created with every dataset
+    allocated, or reopened to resume when it holds the same run (StoreError otherwise)."""
+    path = os.fspath(path)
+    try:
+        f = h5py.File(path, "r+")
+    except OSError as exc:
+        raise StoreError(f"{path!r} cannot be opened to refine it: {exc}") from None
+    try:
+        key = f"{REFINE_GROUP}/{name}"
+        if key in f:
+            if f[key].attrs["run_key"] != run.result_key():
+                raise StoreError(f"{path!r}: refinement {name!r} holds another grid; rerun with the thresholds and "
+                                 "resolution it was made with, or delete the group 'refine'")
+            return f, f[key]
+        group = f.require_group(REFINE_GROUP).create_group(name)
+        _populate(group, run)
+        append_provenance(group, provenance_record("refine"))
+        return f, group
+    except BaseException:
+        f.close()
+        raise
+
+
+def read_refinements(path, names=()) -> list:
+    """The refinement rounds of a sweep file in order: per round its grid coordinates (the one axis) and the
+    datasets ``names`` it holds (``done`` always)."""
+    out = []
+    with reading(path) as f:
+        if REFINE_GROUP not in f:
+            return out
+        for name in sorted(f[REFINE_GROUP]):
+            group = f[REFINE_GROUP][name]
+            axis = json.loads(group.attrs["axes"])[0]
+            arrays = {n: group[n][...] for n in ("done",) + tuple(names) if n in group}
+            out.append({"round": name, "axis": axis, "values": group[axis][...], "arrays": arrays,
+                        "evidence_keys": tuple(json.loads(group.attrs["evidence_keys"]))})
+    return out
 
 
 def open_sweep(path, run) -> h5py.File:
@@ -402,8 +454,9 @@ def _runs(shape: tuple, indices: np.ndarray):
             start = stop
 
 
-def write_points(f: h5py.File, run, indices, arrays: dict) -> None:
-    """Write per-point ``arrays`` (point on axis 0, in the order of ``indices``) then set the done flags."""
+def write_points(f: h5py.Group, run, indices, arrays: dict) -> None:
+    """Write per-point ``arrays`` (point on axis 0, in the order of ``indices``) then set the done flags; ``f``
+    is a sweep file or a refinement group (:func:`open_refinement`)."""
     indices = np.asarray(indices, dtype=np.int64)
     order = np.argsort(indices, kind="stable")
     indices = indices[order]
@@ -414,10 +467,10 @@ def write_points(f: h5py.File, run, indices, arrays: dict) -> None:
         data = np.asarray(arrays[name])[order]
         for rows, region in regions:
             f[name][region] = data[rows]
-    f.flush()
+    f.file.flush()
     for _, region in regions:
         f["done"][region] = 1
-    f.flush()
+    f.file.flush()
 
 
 def read_points(f: h5py.File, names, indices) -> dict:

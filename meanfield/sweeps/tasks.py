@@ -16,7 +16,7 @@ from ..finite import simulate_finite_batch
 from ..kernels.reductions import reduce_points
 from ..model.state import State
 from ..simulate import simulate_batch
-from .evidence import EVIDENCE, point_evidence
+from .evidence import EVIDENCE, forcing_period, point_evidence
 from .runfile import RunSpec
 
 def handoff_names(run: RunSpec) -> tuple:
@@ -141,7 +141,8 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
         out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
     observed = result.records[run.reductions.observable]
     out.update(reducer.reduced if reducer is not None else reduce_points(observed, run.reductions))
-    out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr)
+    out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr,
+                                     forcing=forcing_period(model, run.record.every))
     out["max_integral"] = result.max_integral
     out["diverged_at"] = result.diverged_at
     if run.record.tail:

@@ -55,7 +55,5 @@ def test_the_figure_marks_the_divergence(runaway):
     assert np.isfinite(shown).any(), "the steps before the divergence are drawn"
 
 
-@pytest.mark.xfail(strict=True, reason="classify checks the NaN standard errors of a divergent run before "
-                                       "its divergence; enable once classify says divergent first")
 def test_classify_says_divergent(runaway):
     assert classify(runaway).label == "divergent"

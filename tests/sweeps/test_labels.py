@@ -33,9 +33,10 @@ def test_analyze_equals_classify_on_the_recorded_tails(classified):
         labels = json.loads(f["analysis"].attrs["labels"])
         tails, lam, err = f["tail_mo_se"][...], f["lyapunov"][...], f["lyapunov_stderr"][...]
     assert labels == list(LABELS)
-    # the tail is the whole recorded series here, so classifying it directly must give the same labels
+    # the tail is the whole recorded series here, so classifying it directly must give the same labels; the
+    # positional encoding forces the map with period L = 4 (docs/classification.md §2)
     for i in range(len(codes)):
-        assert LABELS[codes[i]] == classify(tails[i], lam[i], err[i]).label
+        assert LABELS[codes[i]] == classify(tails[i], lam[i], err[i], forcing_period=4).label
     by_beta = dict(zip([0.5, 1.3, 2.5, 0.6, 1.35, 2.6], (LABELS[c] for c in codes)))
     assert by_beta[0.5] == "fixed_point"            # docs/model.md §9: β = 0.5 decays to a fixed point
     assert by_beta[1.3] == "chaotic"                # λ1 ≈ 0.14 (tests/simulate)
@@ -43,8 +44,8 @@ def test_analyze_equals_classify_on_the_recorded_tails(classified):
 
 
 def test_thresholds_change_labels_without_rerunning(classified):
-    strict = analyze(classified, Thresholds(lyap_zero=0.5))
-    assert strict["chaotic"] == 0                   # no exponent exceeds the margin any more
+    strict = analyze(classified, Thresholds(z=1e6))
+    assert strict["chaotic"] == 0                   # no exponent is significant any more
 
 
 def test_cli_analyze_and_plots(classified, tmp_path):
@@ -61,3 +62,17 @@ def test_cli_analyze_and_plots(classified, tmp_path):
         assert out.stat().st_size > 1000
     wrong = subprocess.run(run + ["plot", "phase", str(classified)], capture_output=True, text=True)
     assert wrong.returncode == 2 and "2-D sweep" in wrong.stderr
+
+
+def test_evidence_of_another_classifier_is_not_re_decided(classified):
+    import numpy as np
+
+    from meanfield.errors import StoreError
+    from meanfield.sweeps.evidence import decide_points, forcing_period
+    old_keys = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
+                "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
+    with pytest.raises(StoreError, match="older classifier"):
+        decide_points(np.zeros((2, len(old_keys))), keys=old_keys)
+    # the positional encoding cycles with period L = 4, seen every k-th step: L / gcd(L, k) recorded rows
+    model = mf.presets.paper()
+    assert [forcing_period(model, k) for k in (1, 2, 3, 4)] == [4, 2, 4, 1]

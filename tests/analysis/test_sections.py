@@ -1,4 +1,4 @@
-"""Sections, quantisation and distinct counts (spec §4.2, §4.4)."""
+"""Sections, quantisation and distinct counts (docs/model.md §7.1)."""
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from meanfield.errors import AnalysisError
 @settings(deadline=None, max_examples=50)
 @given(arrays(np.float64, st.integers(1, 50), elements=st.floats(-1, 1)), st.floats(0.1, 10))
 def test_quantise_is_reference_int_truncation(values, max_y):
-    # spec §4.2: q = int(5001 * (v / max_y + 1) / 2), Python int() truncation, element by element
+    # docs/model.md §7.1: q = int(5001 * (v / max_y + 1) / 2), Python int() truncation, element by element
     expected = [int(5001 * (v / max_y + 1) / 2) for v in values]
     assert quantise(values, max_y).tolist() == expected
 
@@ -26,7 +26,7 @@ def test_dequantise_is_reference_formula():
 def test_poincare_band_matches_reference_procedure():
     rng = np.random.default_rng(3)
     plotted, filt = rng.uniform(-0.8, 0.9, 5000), rng.uniform(-0.01, 0.01, 5000)
-    # spec §4.2 written out: keep |filter| <= 0.001, quantise with the global max, map back, unique
+    # docs/model.md §7.1 written out: keep |filter| <= 0.001, quantise with the global max, map back, unique
     max_y = plotted.max()
     kept = plotted[(filt >= -0.001) & (filt <= 0.001)]
     ref = np.unique([(int(5001 * (v / max_y + 1) / 2) / 5001 * 2 - 1) * max_y for v in kept])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from meanfield.analysis import chaos01_test
+from meanfield.analysis import band_count, chaos01_test
 from meanfield.analysis.chaos01 import _displacement
 from meanfield.errors import AnalysisError
 
@@ -57,3 +57,22 @@ def test_stride_subsamples(maps):
 def test_bad_input_raises(x, kw):
     with pytest.raises(AnalysisError):
         chaos01_test(x, **kw)
+
+
+@pytest.mark.parametrize("r, bands", [(3.6, 2), (3.585, 4), (3.573, 8), (3.853, 3), (3.7, 1)])
+def test_band_count_of_band_chaos(maps, r, bands):
+    # band-merging points 3.5748 (8 -> 4), 3.5926 (4 -> 2), 3.6786 (2 -> 1) (Lorenz 1980); 3 bands at the end of the
+    # period-3 window before its crisis at 3.8568 (Grebogi, Ott & Yorke 1982)
+    x = maps.orbit(maps.logistic[0], [r], [0.3], 10_000, transient=1000)[:, 0]
+    assert band_count(x, 50) == bands
+    assert chaos01_test(x[::bands], 16) > 0.9
+    if bands in (3, 8):
+        # the band cycle hides the chaos from the full series' 0-1 test (K ~ 0.1), not from one band's
+        assert chaos01_test(x, 16) < 0.5
+
+
+def test_band_count_bad_input():
+    with pytest.raises(AnalysisError):
+        band_count(np.ones(50), 0)
+    with pytest.raises(AnalysisError):
+        band_count(np.ones(50), 30)  # fewer than 2 * max_bands samples

@@ -1,4 +1,4 @@
-"""Autocorrelation (spec §4.3)."""
+"""Autocorrelation (docs/model.md §7.2)."""
 
 import numpy as np
 import pytest
@@ -7,12 +7,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from meanfield.analysis import autocorrelation, autocorrelation_raw
+from meanfield.analysis.correlation import dominant_lag
 from meanfield.errors import AnalysisError
 
 
 def test_raw_acf_equals_reference_formula():
     x = np.random.default_rng(7).normal(0.5, 1.0, 1000)
-    # spec §4.3 written out: np.correlate(x, x, "full") of the raw series, lags 0..99
+    # docs/model.md §7.2 written out: np.correlate(x, x, "full") of the raw series, lags 0..99
     full = np.correlate(x, x, "full")
     ref = full[len(x) - 1 : len(x) - 1 + 100]
     assert np.array_equal(autocorrelation_raw(x), ref)
@@ -57,3 +58,11 @@ def test_acf_of_a_sine_is_a_cosine():
 def test_bad_input_raises(call):
     with pytest.raises(AnalysisError):
         call()
+
+
+def test_dominant_lag_finds_the_cycle_a_chaotic_orbit_shadows(maps):
+    # Henon a = 1.266, b = 0.3 (lambda1 ~ 0.05): chaos next to the 14-cycle window; the autocorrelation peaks at 14
+    x = maps.orbit(maps.henon[0], [1.266, 0.3], [0.1, 0.1], 10_000, transient=1000)[:, 0]
+    assert dominant_lag(x, 100) == 14
+    with pytest.raises(AnalysisError):
+        dominant_lag(x, 1)

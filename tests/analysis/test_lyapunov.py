@@ -1,4 +1,4 @@
-"""Lyapunov spectra of textbook maps (Benettin et al. 1980; spec §4.1)."""
+"""Lyapunov spectra of textbook maps (Benettin et al. 1980; docs/model.md §4.2)."""
 
 import numba as nb
 import numpy as np

@@ -1,4 +1,4 @@
-"""Spectra (spec §4.3) and spectral statistics."""
+"""Spectra (docs/model.md §7.2) and spectral statistics."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from meanfield.errors import AnalysisError
 @pytest.mark.parametrize("n", [257, 1000])
 def test_raw_spectrum_equals_reference_formula(n):
     x = np.random.default_rng(n).normal(0.3, 1.0, n)
-    # spec §4.3 written out: X = rfft(raw x); power = (Re^2 + Im^2) / n; freqs = rfftfreq(n); log = ln(power)
+    # docs/model.md §7.2 written out: X = rfft(raw x); power = (Re^2 + Im^2) / n; freqs = rfftfreq(n); log = ln(power)
     X = np.fft.rfft(x)
     ref_power = (X.real**2 + X.imag**2) / len(x)
     freqs, power = power_spectrum_raw(x)

@@ -1,0 +1,243 @@
+"""What a classification looks at: the evidence measured on one trailing window of a series.
+
+:func:`measure` turns a series (and optional Lyapunov exponents) into a flat dict of numbers, :data:`EVIDENCE`;
+:func:`meanfield.analysis.classify.decide` turns that dict into a label. A sweep's workers store the numbers,
+so labels can be re-decided later under other thresholds without re-running anything. docs/classification.md
+describes every quantity, the window and the tolerances (§1–§6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from meanfield.analysis.chaos01 import band_count, chaos01_test
+from meanfield.analysis.correlation import dominant_lag
+from meanfield.analysis.period import find_cycle, lag_residual
+from meanfield.analysis.regularity import birkhoff_drift
+from meanfield.analysis.sections import distinct_count, poincare_section, quantise
+from meanfield.analysis.spectra import power_spectrum, spectral_entropy
+from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
+from meanfield.errors import AnalysisError
+
+#: Evidence keys, in the order a sweep stores them (one float per key; None is stored as NaN).
+EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "max_abs", "amplitude", "window",
+            "transient_end", "period", "period_repeats", "period_residual", "period_decay", "birkhoff_drift",
+            "torus_dim", "frequency1", "frequency2", "frequency3", "line_period", "curve_spread", "chaos01_k",
+            "bands", "acf_lag", "spectral_entropy", "distinct_count", "section_points", "forcing_period")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """How the evidence is measured and how a label is decided from it (docs/classification.md gives the
+    justification of every default).
+
+    Attributes
+    ----------
+    min_length : int
+        Shortest accepted series (200 samples: 20 repetitions of a period 10, 100 points for the 0–1 test).
+    bound : float
+        ``|x|`` above this is ``divergent`` (the model's fields are bounded by 1; 1e6 for generic maps).
+    window_fraction, window_min : float, int
+        The decision window is the last ``max(window_fraction · n, window_min)`` samples (all of them when the
+        series is shorter): long enough for ten repetitions of periods up to a tenth of it and for converged
+        weighted Birkhoff averages, late enough to leave a transient of up to ¾ of the run behind (§1).
+    period_rtol : float
+        Rounding floor of a cycle's residual relative to the window's ``max |x|`` (§2).
+    converged_rtol, converge_decades, converge_r2 : float
+        A converging cycle's residual must decay geometrically (R² of the log-envelope ≥ ``converge_r2``) by at
+        least ``converge_decades`` decades to at most ``converged_rtol · max |x|`` (§2).
+    min_repeats : int
+        A period counts only if the window holds at least this many repetitions of it (§2).
+    max_period : int or None
+        Largest period tried (None: half the window).
+    birkhoff_tol, birkhoff_chaotic : float
+        Weighted-Birkhoff drift (relative) at or below which a 10 000-sample window is regular, and above
+        which it is irregular; the first scales like (10 000 / window)² (tori converge faster than any
+        power), the second like (10 000 / window)^½ (chaotic averages converge like N^(−½)). In between
+        (a torus near a resonance, weak chaos) the exponents decide (§3).
+    frequency_tol : float
+        Tolerance (cycles/step) for a spectral line to be an integer combination of the torus generators (§4).
+    rational_tol : float
+        A generator within this of a fraction with a denominator ≤ min(window/10, 1000) is rational (§4).
+    max_torus_dim : int
+        Most independent frequencies (besides the forcing) of a quasi-periodic orbit.
+    curve_tol : float
+        Largest spread of the section points within a cell of the torus phases, relative to their extent (§4).
+    spectrum_samples : int
+        Line frequencies are measured on the last this many samples of the window (§4).
+    k_chaotic : float
+        0–1 test: ``K`` above this votes chaotic (§5).
+    max_bands : int
+        Largest band count tried, and largest autocorrelation lag the 0–1 test sub-samples at (§5).
+    lyap_zero : float
+        ``|λ|`` at or below this counts as zero when no standard error is given (the reference's 1e-4).
+    z : float
+        Significance, in standard errors, of an exponent's sign (§6).
+    chaos01_samples : int
+        The 0–1 test and the spectral entropy use the last this many samples of the window.
+    chaos01_n_c : int
+        Number of random c of the 0–1 test (§5).
+    seed : int
+        Seed of the 0–1 test's c (reproducible labels).
+    distinct_scale : float
+        Quantisation scale of the distinct and section counts (the reference's [−1, 1], docs/model.md).
+    """
+
+    min_length: int = 200
+    bound: float = 1e6
+    window_fraction: float = 0.25
+    window_min: int = 10_000
+    period_rtol: float = 1e-10
+    converged_rtol: float = 1e-6
+    converge_decades: float = 1.0
+    converge_r2: float = 0.95
+    min_repeats: int = 10
+    max_period: int | None = None
+    birkhoff_tol: float = 1e-8
+    birkhoff_chaotic: float = 1e-4
+    frequency_tol: float = 1e-6
+    rational_tol: float = 1e-9
+    max_torus_dim: int = 3
+    curve_tol: float = 0.25
+    spectrum_samples: int = 16_384
+    k_chaotic: float = 0.8
+    max_bands: int = 100
+    lyap_zero: float = 1e-4
+    z: float = 3.0
+    chaos01_samples: int = 10_000
+    chaos01_n_c: int = 16
+    seed: int = 0
+    distinct_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        positive = ("bound", "period_rtol", "converged_rtol", "converge_decades", "birkhoff_tol",
+                    "birkhoff_chaotic", "frequency_tol", "rational_tol", "curve_tol", "lyap_zero", "distinct_scale")
+        bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
+        for name, low in (("min_length", 16), ("window_min", 16), ("min_repeats", 2), ("max_torus_dim", 1),
+                          ("spectrum_samples", 16), ("max_bands", 1), ("chaos01_samples", 100), ("chaos01_n_c", 1)):
+            if not getattr(self, name) >= low:
+                bad.append(f"{name}={getattr(self, name)!r} (must be >= {low})")
+        if not 0 < self.window_fraction <= 1 or not 0 <= self.converge_r2 <= 1:
+            bad.append(f"window_fraction={self.window_fraction!r} in (0, 1] and converge_r2={self.converge_r2!r} "
+                       "in [0, 1] required")
+        if not 0 <= self.k_chaotic <= 1 or not self.z >= 0:
+            bad.append(f"k_chaotic={self.k_chaotic!r} in [0, 1] and z={self.z!r} >= 0 required")
+        if self.max_period is not None and self.max_period < 1:
+            bad.append(f"max_period={self.max_period!r} (must be None or >= 1)")
+        if bad:
+            raise AnalysisError("Thresholds: " + "; ".join(bad))
+
+    def window(self, n: int) -> int:
+        """Length of the decision window of an n-sample series."""
+        return min(n, max(int(self.window_fraction * n), self.window_min))
+
+    def regularity(self, drift: float, window: int) -> str:
+        """"regular", "grey" or "irregular": what a weighted-Birkhoff drift measured on a window says."""
+        if drift <= self.birkhoff_tol * (10_000 / window) ** 2:
+            return "regular"
+        return "grey" if drift <= self.birkhoff_chaotic * (10_000 / window) ** 0.5 else "irregular"
+
+
+def _transient_end(y: np.ndarray, window: np.ndarray, cycle, floor: float) -> int | None:
+    """First sample from which the series stays on the attractor: for a cycle, from where its residual stays
+    at the floor (None while it is still converging); otherwise the sample after the last one of the head
+    outside the window's box widened by 10 % of its extent per feature."""
+    n, head = y.shape[0], y.shape[0] - window.shape[0]
+    if cycle.period is not None:
+        if cycle.settled_at is None:
+            return None
+        if cycle.settled_at > 0 or head == 0:
+            return head + cycle.settled_at
+        above = np.flatnonzero(lag_residual(y, cycle.period) > floor)
+        return 0 if above.size == 0 else int(above[-1]) + 1
+    lo, hi = window.min(axis=0), window.max(axis=0)
+    margin = 0.1 * (hi - lo)
+    outside = np.flatnonzero(np.any((y[:head] < lo - margin) | (y[:head] > hi + margin), axis=1))
+    return 0 if outside.size == 0 else int(outside[-1]) + 1
+
+
+def _exponent_evidence(ev: dict, lam: np.ndarray | None, se: np.ndarray | None) -> None:
+    if lam is None or lam.size == 0:
+        return
+    # a NaN exponent (a run that broke down) is recorded as +inf: stored evidence uses NaN for "absent"
+    lam = np.where(np.isnan(lam), np.inf, lam)
+    ev["lambda1"] = float(lam[0])
+    ev["lambda2"] = float(lam[1]) if lam.size > 1 else None
+    if se is not None:
+        for key, i in (("lambda1_stderr", 0), ("lambda2_stderr", 1)):
+            if i < min(lam.size, se.size) and np.isfinite(se[i]):  # NaN: not estimated (one block)
+                ev[key] = float(se[i])
+
+
+def _torus_evidence(ev: dict, window: np.ndarray, x: np.ndarray, q: int, th: Thresholds) -> None:
+    """Torus generators of the spectral lines, whether they are rational, and the section's curve."""
+    freqs, _ = line_frequencies(x[-th.spectrum_samples:])
+    gens = torus_generators(freqs, q, tol=th.frequency_tol, max_dim=th.max_torus_dim)
+    ev["torus_dim"] = len(gens)
+    for i, g in enumerate(gens[:3]):
+        ev[f"frequency{i + 1}"] = g
+    if 1 <= len(gens) <= th.max_torus_dim:
+        ev["line_period"] = rational_period(gens, q, min(window.shape[0] // 10, 1000), th.rational_tol)
+        ev["curve_spread"] = section_curve_spread(window, gens, q)
+
+
+def _chaos_evidence(ev: dict, x: np.ndarray, th: Thresholds, with_exponents: bool) -> None:
+    """Band count, spectral entropy and (without exponents: with them it cannot change the label,
+    docs/classification.md §6) the 0–1 test: the larger K of the series and of the series sub-sampled at its
+    dominant autocorrelation lag (band chaos, or chaos shadowing a cycle next to a periodic window)."""
+    tail = x[-th.chaos01_samples:]
+    if tail.size < 200 or np.ptp(tail) == 0:
+        return
+    top = min(th.max_bands, tail.size // 100)
+    ev["bands"] = band_count(tail, top)
+    ev["acf_lag"] = lag = dominant_lag(tail, top)
+    ev["spectral_entropy"] = spectral_entropy(power_spectrum(tail)[1])
+    if not with_exponents:
+        ev["chaos01_k"] = max(chaos01_test(tail, th.chaos01_n_c, th.seed),
+                              chaos01_test(tail[::lag], th.chaos01_n_c, th.seed))
+
+
+def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, feature: int, section_feature: int,
+            th: Thresholds, forcing_period: int = 1) -> dict[str, Any]:
+    """Evidence about one validated series ``y`` (time, features) and optional exponents (keys :data:`EVIDENCE`).
+
+    Everything is measured on the decision window (``th.window(n)`` trailing samples): amplitude, the cycle
+    (:func:`~meanfield.analysis.period.find_cycle`), and only when there is none the weighted-Birkhoff drift,
+    then unless clearly irregular the torus (line frequencies, generators, rationality, section curve) and
+    unless clearly regular the band count, dominant lag, spectral entropy and (without exponents) 0–1 test. ``transient_end`` says where the approach to the
+    attractor ended. Uses ``th`` for how to measure; :func:`~meanfield.analysis.classify.decide` applies the
+    decision thresholds. Never raises on finite or divergent input.
+    """
+    q = int(forcing_period)
+    ev: dict[str, Any] = dict.fromkeys(EVIDENCE)
+    ev["forcing_period"] = q
+    _exponent_evidence(ev, lam, se)
+    finite = np.isfinite(y)
+    ev["max_abs"] = float(np.max(np.abs(y))) if np.all(finite) else float("inf")
+    if not ev["max_abs"] <= th.bound:
+        return ev
+    n = y.shape[0]
+    window = np.ascontiguousarray(y[-th.window(n):])
+    ev["window"] = window.shape[0]
+    x = window[:, feature]
+    ev["amplitude"] = float(np.max(np.ptp(window, axis=0)))
+    cycle = find_cycle(window, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2, th.max_period)
+    ev["period"] = cycle.period
+    if cycle.period is not None:
+        ev["period_repeats"], ev["period_residual"], ev["period_decay"] = cycle.repeats, cycle.residual, cycle.decay
+    ev["transient_end"] = _transient_end(y, window, cycle, th.period_rtol * float(np.max(np.abs(window))))
+    if cycle.period is None:
+        ev["birkhoff_drift"] = birkhoff_drift(window)
+        regularity = th.regularity(ev["birkhoff_drift"], window.shape[0])
+        if regularity != "irregular":
+            _torus_evidence(ev, window, x, q, th)
+        if regularity != "regular":
+            _chaos_evidence(ev, x, th, ev["lambda1"] is not None)
+    ev["distinct_count"] = distinct_count(x, th.distinct_scale)
+    if window.shape[1] > 1:
+        cut = poincare_section(window, section_feature)[:, feature]
+        ev["section_points"] = int(np.unique(quantise(cut, th.distinct_scale)).size)
+    return ev

@@ -1,0 +1,79 @@
+"""Locating transitions by bisection (docs/classification.md §9): refinement rounds stored in the sweep file,
+resumable, deterministic; `meanfield analyze --refine` prints the located transitions."""
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+from dask.distributed import Client
+
+import meanfield as mf
+from meanfield.errors import ConfigError
+from meanfield.sweeps.refine import classified_points, refine, transition_table, transitions
+
+from .helpers import tiny_text
+
+# β_o = 1.2 is the rest state (a fixed point of the 4-step map) and 1.35 chaos (λ1 ≈ 0.09, docs/classification.md
+# §7): somewhere between them the class changes
+RUN = tiny_text(num=2, steps=20_000, transient=10_000, lyapunov=2, chunk=2).replace(
+    "beta_o = { start = 1.0, stop = 2.6, num = 2 }", "beta_o = [1.2, 1.35]")
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    path = tmp_path_factory.mktemp("refine") / "run.h5"
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        mf.sweep(mf.load_run(RUN), path, client=client, progress=False)
+    return path
+
+
+def test_refinement_brackets_every_transition_and_resumes(swept, tmp_path):
+    path = tmp_path / "a.h5"
+    shutil.copy(swept, path)
+    assert [(t.below, t.above) for t in transitions(*classified_points(path)[1:])] == [("fixed_point", "chaotic")]
+    partial = refine(path, 0.01, max_rounds=2, progress=False)        # interrupted after two rounds
+    assert max(t.width for t in partial) > 0.01
+    found = refine(path, 0.01, progress=False)                        # resumes: rounds 0 and 1 are reused
+    assert found and all(t.width <= 0.01 for t in found)
+    assert all(1.2 <= t.low < t.high <= 1.35 for t in found)
+    # classes alternate consistently along the axis: each bracket starts where the previous one ended
+    assert found[0].below == "fixed_point" and found[-1].above == "chaotic"
+    assert all(a.above == b.below for a, b in zip(found, found[1:]))
+    with h5py.File(path, "r") as f:
+        rounds = sorted(f["refine"])
+        assert rounds[:2] == ["round_00", "round_01"] and all(f["refine"][r]["done"][...].all() for r in rounds)
+    # deterministic: the same refinement in one go gives the same points and transitions
+    fresh = tmp_path / "b.h5"
+    shutil.copy(swept, fresh)
+    assert refine(fresh, 0.01, progress=False) == found
+    assert refine(path, 0.01, progress=False) == found                # nothing left to do
+    assert "located transitions in beta_o (resolution 0.01)" in transition_table("beta_o", found, 0.01)
+
+
+def test_cli_refine_prints_the_table_and_marks_the_figure(swept, tmp_path):
+    path = tmp_path / "c.h5"
+    shutil.copy(swept, path)
+    cli = [sys.executable, "-m", "meanfield.cli"]
+    done = subprocess.run(cli + ["analyze", str(path), "--refine", "0.02"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "located transitions in beta_o" in done.stdout and "fixed_point ->" in done.stdout
+    with h5py.File(path, "r") as f:
+        assert "transitions" in f["analysis"].attrs
+    out = tmp_path / "classes.png"
+    done = subprocess.run(cli + ["plot", "classes", str(path), "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for bad in (["--refine", "0"], ["--refine", "0.1", "--max-rounds", "0"], ["--set", "min_repeats=2.5"]):
+        done = subprocess.run(cli + ["analyze", str(path)] + bad, capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_refinement_needs_a_one_dimensional_complete_sweep(tmp_path):
+    two_d = tiny_text(num=2, steps=400, transient=200, lyapunov=0, chunk=2).replace(
+        "[grid]\n", "[grid]\nbeta_att = [2.0, 2.2]\n")
+    path = tmp_path / "2d.h5"
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        mf.sweep(mf.load_run(two_d), path, client=client, progress=False)
+    with pytest.raises(ConfigError, match="1-D"):
+        refine(path, 0.1, progress=False)
