@@ -1,5 +1,6 @@
-"""Every shell and Python block of README.md runs as written, in order, in a copy of the repository and a fresh
-virtual environment (so `pip install .` is tested too), and exits 0.
+"""Every shell and Python block of README.md (and every `$ command` line of a transcript block) runs as written,
+in order, in a copy of the repository and a fresh virtual environment (so `pip install .` is tested too), and
+exits 0.
 
 The run is made small in two visible ways, nothing else is changed:
 
@@ -45,6 +46,9 @@ def blocks(text: str) -> list:
 def runnable(text: str) -> list:
     out = []
     for language, code in blocks(text):
+        if not language:                      # a session transcript: its `$ command` lines are commands
+            commands = [line[2:] for line in code.splitlines() if line.startswith("$ ")]
+            language, code = ("bash", "\n".join(commands) + "\n") if commands else ("", code)
         if language not in ("bash", "sh", "shell", "python"):
             continue
         reason = OPT_OUT.search(code)
