@@ -4,7 +4,7 @@ network against the mean field started aligned with it (docs/model.md §6.3), ov
 Usage: python analysis/finite_convergence.py [--out figures] [--replicas 200] [--max-exponent 8]
 Runs meanfield.studies.convergence.convergence_study at β_o = 0.5, 1, 1.26405, 1.5, 2, 2.5 and N_se = 990 …
 99·10^max_exponent (binomial sampler, 45 steps, 200 replicas) and writes OUT/finite_convergence.png and .pdf;
-`--out docs` rebuilds the README's figure (a few minutes on 2 cores).
+`--out docs` rebuilds the README's figure (about 10 s on 2 cores).
 """
 import argparse
 import os

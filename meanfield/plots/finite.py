@@ -36,7 +36,7 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     ax_t.axvspan(start, start + window, color="0.92", zorder=0)
     ax_t.set_xlabel("token $t$")
     ax_t.set_ylabel(label(observable, feature))
-    ax_t.set_title(rf"(a) $\beta_o = {beta:g}$, one replica per $N$, {first.steps} steps", loc="left")
+    ax_t.set_title(rf"(a) $\beta_o = {beta:g}$, one replica per $N$; grey: the steps of (b)", loc="left")
     ax_t.legend(loc="lower left", bbox_to_anchor=(0.0, 1.08), ncol=3, frameon=False, handlelength=1.5,
                 columnspacing=1.0, borderaxespad=0.0)
     table = convergence_table(runs, observable, window)
