@@ -1,19 +1,18 @@
 """Figure 3 of Poc-López & Aguilera: the bifurcation diagram of m^{o,se}_1 over β_o, as orbit density and
-coloured by the automatic attractor class, with the Lyapunov spectrum below (docs/model.md §4, §7.1).
+coloured by the automatic attractor class, with the Lyapunov exponents below (docs/model.md §4, §7.1).
 
 Usage: python analysis/fig3_bifurcation.py [quick|full|zoom|zoom_quick] [--out figures] [--results results]
 Runs the sweep of runs/paper_fig3[_zoom][_quick].toml if its result file is missing (or resumes it), classifies
-it and writes figures/fig3_<variant>.png and .pdf. quick: ~1 minute on 2 cores; full: hours on 2 cores
-(use a cluster or a GPU, README "Clusters and GPUs").
+it and writes OUT/fig3_<variant>.png and .pdf — the same figure as `meanfield sweep RUN.toml --plot PNG`.
+`quick --out docs` rebuilds the README's top image. quick: about a minute on 2 cores; full: hours on 2 cores
+(use a cluster, README "Clusters and GPUs").
 """
 import argparse
 import os
 
 import meanfield as mf
-from meanfield.plots.bifurcation import plot_density_bifurcation
-from meanfield.plots.style import plt
+from meanfield.plots.sweep import bifurcation_figure
 from meanfield.sweeps.labels import analyze
-from meanfield.plots.sweep import class_bifurcation, lyapunov_vs_parameter
 
 RUNS = {"quick": "paper_fig3_quick", "full": "paper_fig3", "zoom": "paper_fig3_zoom",
         "zoom_quick": "paper_fig3_zoom_quick"}
@@ -32,13 +31,7 @@ def main():
     path = os.path.join(args.results, f"{name}.h5")
     mf.sweep(mf.load_run(os.path.join(HERE, "..", "runs", f"{name}.toml")), path)   # resumes when present
     fractions = analyze(path)
-    fig, axes = plt.subplots(3, 1, figsize=(7.0, 8.0), sharex=True, constrained_layout=True,
-                             gridspec_kw={"height_ratios": [3, 3, 2]})
-    plot_density_bifurcation(path, ax=axes[0], band=False)
-    class_bifurcation(path, ax=axes[1])
-    lyapunov_vs_parameter(path, ax=axes[2])
-    for ax in axes[:2]:
-        ax.set_xlabel("")
+    fig = bifurcation_figure(path)
     for ext in ("png", "pdf"):
         fig.savefig(os.path.join(args.out, f"fig3_{args.variant}.{ext}"), dpi=200)
     print(f"{args.out}/fig3_{args.variant}.png; classes: "

@@ -15,7 +15,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
 #: The floors, lowest first. A part is a subpackage (``model``) or a top-level module (``simulate``);
 #: ``meanfield`` is the package's face (__init__, __main__), above everything.
 FLOORS = (
-    ("errors", "version"),
+    ("_version",),                      # written by setuptools-scm at install time
+    ("errors", "version", "progress"),
     ("analysis",),
     ("model",),
     ("presets",),

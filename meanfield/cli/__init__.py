@@ -1,36 +1,109 @@
 """The ``meanfield`` command: a thin layer over the API. Each subcommand lives in its own module of this
-package and provides ``register(subparsers)``; user errors print one clear line and exit with status 2."""
+package and provides ``register(subparsers)``.
+
+Exit status: 0 done; 2 a user mistake (bad argument, run file, parameter or result file), reported as one line
+on stderr before anything is computed or written; 1 an unexpected failure (one line; the traceback with
+``-v`` or in ``--log-file``); 130 interrupted.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 
-from ..errors import MeanfieldError
+from ..errors import ConfigError, MeanfieldError
 
 #: Subcommand modules, in the order ``meanfield --help`` lists them.
 COMMANDS = ("simulate", "sweep", "analyze", "plot", "compare", "info")
 
+log = logging.getLogger("meanfield")
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="meanfield", description=(
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr (exit status 2), like every other user mistake."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _output_options() -> Parser:
+    """-v / -q / --log-file, accepted before or after the subcommand."""
+    common = Parser(add_help=False)
+    group = common.add_argument_group("output")
+    group.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                       help="more detail on stderr: where a sweep computes, timings, and the traceback of "
+                            "an unexpected error (a worker's included)")
+    group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress bars and no summary lines, only errors")
+    group.add_argument("--log-file", metavar="FILE", default=argparse.SUPPRESS,
+                       help="append a detailed log (command line, versions, timings, tracebacks) to FILE")
+    return common
+
+
+def build_parser() -> Parser:
+    from ..version import __version__
+    common = _output_options()
+    parser = Parser(prog="meanfield", parents=[common], description=(
         "Dynamical mean-field theory of self-attention with 1-bit tokens (arXiv 2406.07247)."))
+    parser.add_argument("--version", action="version", version=f"meanfield {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+        importlib.import_module(f"{__name__}.{name}").register(sub, [common])
     return parser
+
+
+def _setup_logging(args) -> None:
+    verbose, quiet = getattr(args, "verbose", 0), getattr(args, "quiet", False)
+    args.verbose, args.quiet = verbose, quiet
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.WARNING)
+    console.setFormatter(logging.Formatter(f"meanfield {args.command}: %(message)s"))
+    log.addHandler(console)
+    if getattr(args, "log_file", None):
+        try:
+            handler = logging.FileHandler(args.log_file, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--log-file {args.log_file!r} cannot be opened: {exc.strerror}") from None
+        handler.setLevel(logging.DEBUG)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        log.addHandler(handler)
+    from ..sweeps.provenance import command_line, environment
+    log.debug("command line: %s", command_line())
+    log.debug("environment: %s", environment())
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else list(argv)))
+    prefix = f"meanfield {args.command}"
     try:
-        return args.run(args) or 0
+        _setup_logging(args)
+        status = args.run(args) or 0
+        sys.stdout.flush()                    # a closed pipe shows here, not at interpreter exit
+        return status
     except MeanfieldError as exc:
-        print(f"meanfield {args.command}: error: {exc}", file=sys.stderr)
+        log.debug("user error", exc_info=True)
+        print(f"{prefix}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"meanfield {args.command}: interrupted", file=sys.stderr)
+        print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:                   # `meanfield info FILE | head`: the reader has gone
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141                            # 128 + SIGPIPE, what a shell reports for `cat FILE | head`
+    except Exception as exc:                  # a bug or a failed worker: one line, the traceback in the log
+        log.debug("unexpected error", exc_info=True)
+        hint = "" if args.verbose else " (run with -v for the traceback)"
+        print(f"{prefix}: failed: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
+        return 1
+    finally:
+        for handler in list(log.handlers):
+            log.removeHandler(handler)
+            handler.close()
 
 
 def parse_value(text: str):
@@ -68,7 +141,6 @@ def _number(text: str) -> bool:
 def parse_overrides(pairs) -> dict:
     """``--set key=value`` pairs -> dict of typed values (:func:`parse_value`; keys and types are checked by
     the consumer, e.g. the preset)."""
-    from ..errors import ConfigError
     out = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -76,3 +148,14 @@ def parse_overrides(pairs) -> dict:
             raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set beta_att=2.2")
         out[key.strip()] = parse_value(value)
     return out
+
+
+def progress_enabled(args) -> bool:
+    """Progress bars unless ``-q`` (or ``--no-progress`` where a subcommand has it)."""
+    return not (args.quiet or getattr(args, "no_progress", False))
+
+
+def report(args, text: str) -> None:
+    """A summary line on stdout (``wrote FILE``, tables), unless ``-q``."""
+    if not args.quiet:
+        print(text)

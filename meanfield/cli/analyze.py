@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 
-def register(sub):
-    p = sub.add_parser("analyze", help="classify the attractor of every point of a sweep file",
+def register(sub, parents):
+    p = sub.add_parser("analyze", parents=parents, help="classify the attractor of every point of a sweep file",
                        description="Decide the attractor class of every computed point from the evidence the "
                                    "sweep stored (period, Birkhoff drift, torus frequencies, 0-1 test, exponents, "
                                    "...) and write the 'analysis' group. Thresholds can be changed without "
@@ -47,8 +47,10 @@ def run(args):
     from ..sweeps.labels import analyze
     from ..sweeps.lock import holder
     from ..sweeps.refine import classified_points, refine, transition_table, transitions
-    from . import parse_overrides
+    from ..sweeps.store import read_sweep
+    from . import parse_overrides, report
     thresholds = _thresholds(parse_overrides(args.overrides))
+    read_sweep(args.path)                            # StoreError (one line) unless it is a readable sweep file
     if args.refine is not None and args.max_rounds < 1:
         raise ConfigError(f"--max-rounds = {args.max_rounds} is not allowed: must be at least 1")
     busy = holder(args.path)
@@ -64,13 +66,13 @@ def run(args):
             found = None
     fractions = analyze(args.path, thresholds, write=busy is None, transitions=found)
     if busy is None:
-        print(f"{args.path}: analysis written")
+        report(args, f"{args.path}: analysis written")
     else:
-        print(f"{busy.describe(args.path)}: its finished points are classified below, nothing is written; run "
-              "`meanfield analyze` again when it has finished to store the analysis")
+        report(args, f"{busy.describe(args.path)}: its finished points are classified below, nothing is written; "
+                     "run `meanfield analyze` again when it has finished to store the analysis")
     for name, value in fractions.items():
         if value == value and value > 0:
-            print(f"  {name:15s} {value:6.1%}")
+            report(args, f"  {name:15s} {value:6.1%}")
     if found is not None:
         axis = classified_points(args.path, thresholds)[0]
-        print(transition_table(axis, found, args.refine))
+        report(args, transition_table(axis, found, args.refine))

@@ -2,34 +2,55 @@
 from __future__ import annotations
 
 
-def register(sub):
-    p = sub.add_parser("info", help="summarise a result file", description="Summarise an HDF5 result file.")
+def register(sub, parents):
+    p = sub.add_parser("info", parents=parents, help="summarise a result file, or list the compute devices",
+                       description="Summarise an HDF5 result file: what it holds, how far a sweep got, and its "
+                                   "provenance (code version, libraries, command lines, hosts).")
     p.add_argument("path", nargs="?", help="HDF5 file written by meanfield")
     p.add_argument("--devices", action="store_true", help="list the compute devices (CPU cores, CUDA GPUs)")
     p.set_defaults(run=run)
 
 
 def run(args):
+    from ..errors import ConfigError
     if args.devices:
         _devices()
         if args.path is None:
             return
     elif args.path is None:
-        raise SystemExit("meanfield info: give a result file, or --devices")
+        raise ConfigError("give a result file (meanfield info FILE.h5), or --devices")
     from ..sweeps.store import SWEEP_KIND, datasets, read_attrs
     attrs = read_attrs(args.path)
     print(f"{args.path}: {attrs.get('kind', 'unknown kind')}")
-    for key in ("run_name", "meanfield_version", "git_commit", "host", "created", "finished", "steps", "transient",
-                "record_every"):
+    for key in ("run_name", "created", "finished", "steps", "transient", "record_every"):
         if key in attrs:
             print(f"  {key}: {attrs[key]}")
     model = attrs.get("model")
     if isinstance(model, dict):
-        print("  model: " + ", ".join(f"{k}={model[k]}" for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
+        print("  model: " + ", ".join(f"{k}={'swept' if model.get(k) is None and k != 'gamma' else model.get(k)}"
+                                      for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
     if attrs.get("kind") == SWEEP_KIND:
-        return _sweep(args.path)
-    for name, (shape, dtype) in datasets(args.path).items():
-        print(f"  {name}: {shape} {dtype}")
+        _sweep(args.path)
+    else:
+        for name, (shape, dtype) in datasets(args.path).items():
+            print(f"  {name}: {shape} {dtype}")
+    _provenance(attrs.get("provenance") or [])
+
+
+def _provenance(records) -> None:
+    for n, rec in enumerate(records):
+        code = rec.get("meanfield_version", "?") + (f", commit {rec['git_commit'][:12]}" if "git_commit" in rec else "")
+        where = rec.get("cluster", "")
+        workers = f", {rec['workers']} workers" if "workers" in rec else ""
+        hosts = rec.get("computed_on") or rec.get("worker_hosts") or []
+        print(f"  provenance [{n}] {rec.get('action', '?')} {rec.get('time', '?')} on {rec.get('host', '?')}: "
+              f"meanfield {code}" + (f"; {where}{workers}" if where else "")
+              + (f"; computed on {', '.join(hosts)}" if hosts else ""))
+        if rec.get("command"):
+            print(f"      command: {rec['command']}")
+        versions = rec.get("versions") or {}
+        if versions:
+            print("      " + ", ".join(f"{k} {v}" for k, v in versions.items() if v and k != "platform"))
 
 
 def _sweep(path):

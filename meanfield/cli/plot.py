@@ -1,29 +1,36 @@
-"""``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG or PDF by the output's extension)."""
+"""``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG, PDF or SVG by the output's extension)."""
 from __future__ import annotations
 
 KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase")
 
 
-def register(sub):
-    p = sub.add_parser("plot", help="figures of a sweep file",
+def register(sub, parents):
+    p = sub.add_parser("plot", parents=parents, help="figures of a sweep file",
                        description="bifurcation: the diagram in both forms, orbit density over the "
-                                   "class-coloured form; density: orbit histogram only (log colour scale); "
-                                   "classes: class-coloured only (periodic orbits plus Poincaré band points "
-                                   "coloured by the automatic class); lyapunov: exponents vs the swept "
-                                   "parameter with class bands; phase: class map of a 2-D sweep.")
+                                   "class-coloured form, with the Lyapunov exponents below when the sweep has "
+                                   "them; density: orbit histogram only (log colour scale); classes: "
+                                   "class-coloured only (periodic orbits plus Poincaré band points coloured by "
+                                   "the automatic class); lyapunov: exponents vs the swept parameter with class "
+                                   "bands; phase: class map of a 2-D sweep. Trajectory files are drawn by "
+                                   "`meanfield simulate --plot`.")
     p.add_argument("kind", choices=KINDS)
-    p.add_argument("path", help="sweep file")
-    p.add_argument("-o", "--output", help="output file (.png or .pdf; default: next to the sweep file)")
+    p.add_argument("path", help="sweep file written by `meanfield sweep`")
+    p.add_argument("-o", "--output", help="output file (.png, .pdf or .svg; default: next to the sweep file, "
+                                          "RUN_KIND.png)")
     p.add_argument("--feature", type=int, default=0, help="feature of the observable (0-based, default 0)")
-    p.add_argument("-k", type=int, default=3, help="exponents to draw (lyapunov)")
+    p.add_argument("-k", type=int, default=3, help="exponents to draw (lyapunov, default 3)")
     p.set_defaults(run=run)
 
 
 def run(args):
     import os
 
-    from ..sweeps.store import read_attrs
-    read_attrs(args.path)                            # StoreError on an unreadable file
+    from ..plots.style import check_figure_path
+    from ..sweeps.store import read_sweep
+    from . import report
+    read_sweep(args.path)                            # StoreError unless it is a readable sweep file
+    output = args.output or os.path.splitext(args.path)[0] + f"_{args.kind}.png"
+    check_figure_path(output)
     if args.kind == "bifurcation":
         from ..plots.sweep import bifurcation_figure
         fig = bifurcation_figure(args.path, feature=args.feature)
@@ -39,8 +46,7 @@ def run(args):
     else:
         from ..plots.sweep import class_map
         fig = class_map(args.path)
-    output = args.output or os.path.splitext(args.path)[0] + f"_{args.kind}.png"
     if os.path.dirname(output):
         os.makedirs(os.path.dirname(output), exist_ok=True)
     fig.savefig(output, dpi=200)
-    print(f"wrote {output}")
+    report(args, f"wrote {output}")

@@ -1,9 +1,9 @@
-"""``meanfield simulate``: one parameter point of a preset, written to HDF5 (+ optional PNG)."""
+"""``meanfield simulate``: one parameter point of a preset, written to HDF5 (+ optional figure)."""
 from __future__ import annotations
 
 
-def register(sub):
-    p = sub.add_parser("simulate", help="simulate one parameter point and write a trajectory file",
+def register(sub, parents):
+    p = sub.add_parser("simulate", parents=parents, help="simulate one parameter point and write a trajectory file",
                        description="Simulate the mean-field map at one parameter point (docs/model.md §3) and write "
                                    "the recorded observables to an HDF5 file.")
     p.add_argument("--preset", default="paper", help="model preset: paper (default), reference, random")
@@ -23,7 +23,8 @@ def register(sub):
     p.add_argument("--lyapunov", nargs="?", const=True, default=False, type=int, metavar="K",
                    help="compute the Lyapunov spectrum (all L·M exponents, or the K leading ones)")
     p.add_argument("-o", "--output", default="trajectory.h5", help="output HDF5 file (default trajectory.h5)")
-    p.add_argument("--plot", metavar="PNG", help="also save a trajectory figure")
+    p.add_argument("--plot", metavar="PNG", help="also save a trajectory figure (time series and phase plane; "
+                                                 ".png, .pdf, .svg)")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(run=run)
 
@@ -33,9 +34,10 @@ def run(args):
     from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
     from ..simulate import simulate
+    from ..sweeps.provenance import record
     from ..sweeps.store import check_output, write_trajectory
     from ..sweeps.tables import START_KEYS, parse_start
-    from . import parse_overrides
+    from . import parse_overrides, report
     if args.checkpoint and args.start != "checkpoint":
         raise ConfigError(f"--checkpoint {args.checkpoint!r} is not allowed with --start {args.start}")
     overrides = parse_overrides(args.overrides)
@@ -46,16 +48,19 @@ def run(args):
     start = parse_start({k: v for k, v in table.items() if k in START_KEYS[args.start] and v is not None})
     start = start.state(model)            # the start (None: the model's checkpoint), checked against the model
     check_output(args.output, args.force)     # fail before computing; nothing is created yet
+    if args.plot:
+        from ..plots.style import check_figure_path
+        check_figure_path(args.plot)
     traj = simulate(model, args.steps, args.transient, start=start, lyapunov=args.lyapunov,
                     record_every=args.record_every)
-    write_trajectory(args.output, traj, overwrite=True)
-    print(f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")
+    write_trajectory(args.output, traj, overwrite=True, record=record("simulate"))
+    report(args, f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")
     if traj.diverged_at is not None and traj.diverged_at >= 0:
-        print(f"divergent: the PID loop passed the bound {DIVERGENCE_BOUND:g} at step {traj.diverged_at} and was "
-              "stopped; records and exponents from there on are NaN (docs/model.md §5.3)")
+        report(args, f"divergent: the PID loop passed the bound {DIVERGENCE_BOUND:g} at step {traj.diverged_at} and "
+                     "was stopped; records and exponents from there on are NaN (docs/model.md §5.3)")
     if traj.lyapunov is not None:
-        print("lyapunov: " + " ".join(f"{x:.4f}" for x in traj.lyapunov))
+        report(args, "lyapunov: " + " ".join(f"{x:.4f}" for x in traj.lyapunov))
     if args.plot:
         from ..plots.trajectory import trajectory_figure
-        trajectory_figure(traj).savefig(args.plot, dpi=150)
-        print(f"wrote {args.plot}")
+        trajectory_figure(traj).savefig(args.plot, dpi=200)
+        report(args, f"wrote {args.plot}")

@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
-def register(sub):
-    p = sub.add_parser("sweep", help="run a parameter sweep from a run file (resumable HDF5)",
+def register(sub, parents):
+    p = sub.add_parser("sweep", parents=parents, help="run a parameter sweep from a run file (resumable HDF5)",
                        description="Run the sweep of a TOML run file (runs/*.toml) on Dask: a local cluster of "
                                    "single-threaded processes by default, an existing scheduler, or SLURM. An "
                                    "existing output with the same run spec is resumed (only missing points "
                                    "are computed). External schedulers and workers need meanfield installed.")
     p.add_argument("run_file", help="TOML run file")
     p.add_argument("-o", "--output", help="output HDF5 file (default results/<run file name>.h5)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a key of the run file, dotted as in TOML, the value a TOML value: --set steps=2000 "
+                        "--set grid.beta_o.num=41 --set model.beta_att=2.0 --set 'model.preset=\"paper\"'")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true", help="resume an existing output (the default when it exists "
                                                             "and matches the run spec)")
@@ -20,22 +24,95 @@ def register(sub):
     where.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler (tcp://host:port)")
     where.add_argument("--slurm", action="store_true", help="start a dask-jobqueue SLURMCluster from [cluster]")
     p.add_argument("--workers", type=int, help="local worker processes (default: cores) or SLURM jobs")
-    p.add_argument("--plot", metavar="PNG", help="also write the bifurcation diagram (1-D grids: density and class-coloured) or the class map (2-D)")
+    p.add_argument("--plot", metavar="PNG", help="also write the bifurcation diagram (1-D grids: density and "
+                                                 "class-coloured), the class map (2-D) or the finite-N error")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the points, the file size and the time measured on this machine; compute and write "
+                        "nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
 
+def parse_run_overrides(pairs) -> dict:
+    """``--set key=value`` pairs -> {dotted key: value}; values are TOML values (``41``, ``2.0``, ``true``,
+    ``[0.5, 1.0]``, ``"paper"``), and a bare word is taken as a string."""
+    import tomllib
+
+    from ..errors import ConfigError
+    out = {}
+    for pair in pairs:
+        key, sep, text = (part.strip() for part in pair.partition("="))
+        if not sep or not key:
+            raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set grid.beta_o.num=41")
+        try:
+            out[key] = tomllib.loads(f"value = {text}")["value"]
+        except tomllib.TOMLDecodeError:
+            if not text.replace("_", "").replace("-", "").isalnum():
+                raise ConfigError(f"--set {key} = {text!r} is not allowed: must be a TOML value (a number, true, "
+                                  "false, a list [..] or a quoted string)") from None
+            out[key] = text
+    return out
+
+
+def _dry_run(args, spec, output, workers) -> None:
+    from ..errors import BackendError
+    from ..sweeps.estimate import duration, seconds_per_point, size
+    from ..errors import StoreError
+    from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
+    from . import report
+    axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
+                     for a in spec.grid_axes)
+    todo = spec.n_points
+    state = "a new file"
+    if os.path.exists(output) and not args.force:
+        held = sweep_state(output)
+        if held["kind"] != SWEEP_KIND or differences(held, spec):
+            raise StoreError(f"output {output!r} exists and holds another run (or is no sweep file): choose another "
+                             "path or replace it (--force)")
+        todo -= held["done"]
+        state = f"exists with {held['done']} points done: {todo} to compute"
+    exponents = f", {spec.lyapunov} Lyapunov exponents" if spec.lyapunov else ""
+    report(args, f"{spec.name}: {spec.n_points} points ({axes})")
+    report(args, f"  per point: {spec.steps} steps, {spec.transient} transient{exponents}")
+    report(args, f"  output: {output}, {size(sweep_nbytes(spec))} ({state})")
+    if todo:
+        if not args.quiet:
+            print("meanfield sweep: measuring a few short points on this machine (the first time, this compiles "
+                  "the kernels: up to a minute)", file=sys.stderr)
+        try:
+            per_point = seconds_per_point(spec)
+        except BackendError as exc:
+            report(args, f"  time: not estimated ({exc})")
+        else:
+            report(args, f"  time: {duration(per_point * todo / workers)} on {workers} worker(s) ({per_point:.2g} s "
+                         "per point on one core of this machine, measured on 3 short points; excludes worker "
+                         "start-up and compilation)")
+    report(args, "dry run: nothing was computed or written")
+
+
 def run(args):
+    from ..errors import ConfigError
     from ..sweeps.run import sweep
     from ..sweeps.runfile import load_run
     from ..sweeps.store import check_output
-    spec = load_run(args.run_file)
+    from . import progress_enabled, report
+    spec = load_run(args.run_file, **parse_run_overrides(args.overrides))
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers {args.workers} is not allowed: must be an integer >= 1")
     output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
     if args.plot:
+        from ..plots.style import check_figure_path
+        check_figure_path(args.plot)
         check_output(args.plot, overwrite=True, make_dirs=True)
+    if args.dry_run:
+        workers = args.workers or spec.cluster.get("workers") or len(os.sched_getaffinity(0))
+        return _dry_run(args, spec, output, workers)
+    if args.resume and not os.path.exists(output):
+        raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
+                          "--resume to start it)")
     path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
-                 resume=True if args.resume else None, overwrite=args.force, progress=not args.no_progress)
-    print(f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
+                 resume=True if args.resume else None, overwrite=args.force, progress=progress_enabled(args))
+    report(args, f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
         if os.path.dirname(args.plot):
             os.makedirs(os.path.dirname(args.plot), exist_ok=True)
@@ -49,4 +126,4 @@ def run(args):
             from ..plots.sweep import class_map
             fig = class_map(path)
         fig.savefig(args.plot, dpi=200)
-        print(f"wrote {args.plot}")
+        report(args, f"wrote {args.plot}")

@@ -1,17 +1,26 @@
 """The density bifurcation diagram of a 1-D sweep (docs/model.md §7.1, simple form): for every value of the swept
-parameter, the orbit histogram of one feature over the sweep's fixed y-bins, shaded by log density, with the
-Poincaré band points on top. The class-coloured form is :func:`meanfield.plots.sweep.class_bifurcation`."""
+parameter, the orbit histogram of one feature over the sweep's fixed y-bins, shaded by the fraction of recorded
+steps in each bin (log scale, with a colour bar), with the Poincaré band points on top. The class-coloured form
+is :func:`meanfield.plots.sweep.class_bifurcation`."""
 from __future__ import annotations
 
 import matplotlib
 import numpy as np
+from matplotlib.colors import LogNorm
 
 from ..errors import ConfigError
 from ..sweeps.store import read_sweep
-from .style import AXIS_SYMBOLS, label, plt
+from .style import AXIS_SYMBOLS, follow_data, label, paper_style, plt
 
 
-def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None):
+def occupied_range(hist: np.ndarray, edges: np.ndarray) -> tuple:
+    """(low, high) edges of the bins any point visited (``hist`` (..., bins)); (nan, nan) when none."""
+    used = np.flatnonzero(hist.reshape(-1, hist.shape[-1]).any(axis=0))
+    return (edges[used[0]], edges[used[-1] + 1]) if used.size else (np.nan, np.nan)
+
+
+@paper_style
+def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None, colorbar: bool = True):
     """Figure of ``hist[:, feature, :]`` of the sweep file ``path`` against its single grid axis.
 
     Parameters
@@ -20,9 +29,10 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None)
     feature : which feature of the reduced observable to plot (0-based; the paper's panels use 0).
     band : overlay the stored Poincaré band points of the pairs whose plotted feature is ``feature``.
     ax : a matplotlib Axes to draw into (default: a new figure).
+    colorbar : draw the colour bar (fraction of the recorded steps per bin) next to ``ax``.
 
     Returns the matplotlib Figure. Points not yet computed stay white; divergent points (their PID loop was
-    stopped, docs/model.md §5.3, so they have no orbit) are red columns.
+    stopped, docs/model.md §5.3, so they have no orbit) are red columns; the y range is that of the visited bins.
     """
     data = read_sweep(path, ("hist", "done", "diverged_at") + (("band_values", "pair_plotted") if band else ()))
     if len(data.axes) != 1:
@@ -42,24 +52,30 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None)
             keep = np.isfinite(values) & done[:, None]
             points.append((xs[keep], values[keep]))
     lo, hi = run["reductions"]["y_range"]
+    edges = np.linspace(lo, hi, hist.shape[1] + 1)
     totals = hist.sum(axis=1, keepdims=True)
-    density = np.where(hist > 0, np.log1p(hist) / np.log1p(np.maximum(totals, 1)), np.nan)   # empty: white
+    fraction = np.where(hist > 0, hist / np.maximum(totals, 1), np.nan)          # empty bins: white
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     else:
         fig = ax.figure
     step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
-    ax.imshow(density.T, origin="lower", aspect="auto", cmap=matplotlib.colormaps["inferno_r"].with_extremes(bad="white"), interpolation="nearest",
-              extent=[x[0] - step / 2, x[-1] + step / 2, lo, hi], vmin=0, vmax=1)
+    recorded = max(float(totals.max()), 2.0)
+    image = ax.imshow(fraction.T, origin="lower", aspect="auto", interpolation="nearest",
+                      cmap=matplotlib.colormaps["inferno_r"].with_extremes(bad="white"),
+                      norm=LogNorm(vmin=1.0 / recorded, vmax=1.0), extent=[x[0] - step / 2, x[-1] + step / 2, lo, hi])
     for xs, ys in points:
         ax.plot(xs, ys, ",", color="tab:cyan", alpha=0.6, rasterized=True)
     if "diverged_at" in data.arrays:
         mark_columns(ax, x, done & (data.arrays["diverged_at"] >= 0))
-    name = run["reductions"]["observable"]
+    follow_data(ax, *occupied_range(hist[done], edges))
+    if colorbar:
+        bar = fig.colorbar(image, ax=ax, pad=0.01, fraction=0.04, aspect=25)
+        bar.set_label("fraction of steps in bin")
     ax.set_xlabel(AXIS_SYMBOLS.get(data.axes[0], data.axes[0]))
-    ax.set_ylabel(label(name, feature))
+    ax.set_ylabel(label(run["reductions"]["observable"], feature))
     ax.set_title(f"{run['name']}: {int(done.sum())}/{len(done)} points, {run['steps'] - run['transient']} "
-                 "recorded steps each", fontsize=9)
+                 "recorded steps each", loc="left")
     return fig
 
 
@@ -71,4 +87,4 @@ def mark_columns(ax, x, mask, colour: str = "tab:red", name: str = "divergent") 
         ax.axvspan(value - step / 2, value + step / 2, color=colour, alpha=0.35, lw=0, label=None if n else name)
 
 
-__all__ = ["plot_density_bifurcation", "mark_columns"]
+__all__ = ["plot_density_bifurcation", "mark_columns", "occupied_range"]

@@ -6,9 +6,10 @@ import numpy as np
 
 from ..model.spec import require_int
 from ..studies.convergence import convergence_table
-from .style import SYMBOLS, label, plt
+from .style import SYMBOLS, label, legend_outside, paper_style, plt
 
 
+@paper_style
 def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: int = 0, window: int = 20,
                               trajectory_beta: float | None = None, threshold: float = 1e-2, path=None):
     """(a) the aligned MF, the expectation network over rows 0..L and replica 0 at a few N_se, at
@@ -18,8 +19,8 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     window = require_int("window", window, 1)
     beta = next(iter(runs)) if trajectory_beta is None else trajectory_beta
     shown = runs[beta]
-    fig, (ax_t, ax_e) = plt.subplots(1, 2, figsize=(8.0, 3.0), constrained_layout=True,
-                                     gridspec_kw={"width_ratios": [1.4, 1]})
+    fig, (ax_t, ax_e) = plt.subplots(1, 2, figsize=(7.0, 2.9), layout="constrained",
+                                     gridspec_kw={"width_ratios": [1.25, 1]})
     first = shown[0]
     rows = np.arange(first.steps)
     start = first.aligned_from
@@ -35,8 +36,9 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     ax_t.axvspan(start, start + window, color="0.92", zorder=0)
     ax_t.set_xlabel("token $t$")
     ax_t.set_ylabel(label(observable, feature))
-    ax_t.set_title(rf"(a) $\beta_o = {beta:g}$, one replica per $N$", fontsize=9)
-    ax_t.legend(frameon=False, fontsize=7, ncol=2)
+    ax_t.set_title(rf"(a) $\beta_o = {beta:g}$, one replica per $N$, {first.steps} steps", loc="left")
+    ax_t.legend(loc="lower left", bbox_to_anchor=(0.0, 1.08), ncol=3, frameon=False, handlelength=1.5,
+                columnspacing=1.0, borderaxespad=0.0)
     table = convergence_table(runs, observable, window)
     for b, (sizes, errors, stderr) in sorted(table.items()):
         ax_e.errorbar(sizes, errors, yerr=stderr, marker="o", ms=3, lw=1.0, capsize=2, label=rf"$\beta_o = {b:g}$")
@@ -49,8 +51,8 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     ax_e.set_xlabel("semantic bits $N$")
     symbol = SYMBOLS[observable]
     ax_e.set_ylabel(rf"$\langle |{symbol}_N - {symbol}_{{MF}}| \rangle$, first {window} steps")
-    ax_e.set_title("(b) distance to the mean field", fontsize=9)
-    ax_e.legend(frameon=False, fontsize=7)
+    ax_e.set_title(f"(b) distance to the mean field, {len(shown[0].replica[observable])} replicas", loc="left")
+    legend_outside(ax_e)
     if path is not None:
         fig.savefig(path, dpi=150)
     return fig

@@ -1,6 +1,9 @@
-"""The look shared by every figure (matplotlib, Agg backend): readable at paper size, axis labels with the paper's
-symbols, one colour per attractor class."""
+"""The look shared by every figure (matplotlib, Agg backend): readable at paper size (7 in wide, 7-8 pt text),
+axis labels with the paper's symbols, one colour per attractor class, density panels with a labelled colour
+scale, legends outside the data and y ranges that follow the data."""
 from __future__ import annotations
+
+import functools
 
 import matplotlib
 
@@ -8,12 +11,57 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+#: Text sizes and line widths of every figure, applied while it is drawn (the user's own rcParams stay as they are).
+PAPER = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
+         "legend.fontsize": 7, "figure.titlesize": 9, "lines.linewidth": 1.0, "axes.linewidth": 0.6,
+         "savefig.dpi": 200}
+
+
+def paper_style(function):
+    """Draw the figure of ``function`` with :data:`PAPER`."""
+    @functools.wraps(function)
+    def draw(*args, **kwargs):
+        with plt.rc_context(PAPER):
+            return function(*args, **kwargs)
+    return draw
+
+
+def follow_data(ax, low: float, high: float, margin: float = 0.04) -> None:
+    """Set the y range of ``ax`` to the data's [low, high] plus a margin (a constant series gets ±0.05)."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return
+    pad = margin * (high - low) if high > low else 0.05
+    ax.set_ylim(low - pad, high + pad)
+
+
+def legend_outside(ax, **kwargs):
+    """The legend of ``ax`` to the right of its axes, out of the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False, **kwargs)
+
+
 #: Axis labels of the observables (docs/model.md §3.2).
 SYMBOLS = {"att": "a", "mo": "m^o", "mo_se": "m^{o,se}", "mv": "m^v", "mq": "m^q", "mk": "m^k"}
 #: Symbols of sweepable parameters on axes.
 AXIS_SYMBOLS = {"beta_o": r"$\beta_o$", "beta_att": r"$\beta_{att}$", "gamma": r"$\gamma$",
                 "epsilon": r"$\epsilon$", "control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$",
                 "control.rho": r"$\rho$", "control.kappa": r"$\kappa$", "control.i_max": "$I_{max}$"}
+
+
+def check_figure_path(path) -> str:
+    """Refuse, before anything is computed, a figure path whose extension matplotlib cannot write."""
+    import os
+
+    from ..errors import ConfigError
+    formats = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    if extension not in formats:
+        raise ConfigError(f"figure {os.fspath(path)!r} is not allowed: the extension must be one of "
+                          f"{sorted('.' + f for f in formats)}")
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(directory) and not os.access(directory, os.W_OK):
+        raise ConfigError(f"figure {os.fspath(path)!r}: directory {directory!r} is not writable")
+    return os.fspath(path)
 
 
 def label(observable: str, feature: int) -> str:
@@ -48,4 +96,6 @@ def class_legend(fig, labels_present, order=None, alpha: float = 1.0) -> None:
     order = order or list(CLASS_COLOURS)
     handles = [Patch(color=CLASS_COLOURS[c], alpha=alpha, label=c.replace("_", " ")) for c in order
                if c in labels_present and c != "missing"]
-    fig.legend(handles=handles, loc="outside lower center", ncol=max(len(handles), 1), frameon=False, fontsize=7)
+    width = fig.get_size_inches()[0] if hasattr(fig, "get_size_inches") else fig.figure.get_size_inches()[0]
+    columns = max(1, min(len(handles), int(width / 1.25)))        # an entry takes about 1.2 in at 7 pt
+    fig.legend(handles=handles, loc="outside lower center", ncol=columns, frameon=False, fontsize=7)

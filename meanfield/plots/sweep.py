@@ -10,7 +10,9 @@ from ..errors import ConfigError
 from ..sweeps.labels import MISSING, point_labels
 from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import mark_columns, plot_density_bifurcation
-from .style import AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, label, plt
+from .style import (AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, follow_data, label,
+                    legend_outside, paper_style, plt)
+
 
 def _names(codes):
     table = np.array(list(LABELS) + ["missing"], dtype=object)
@@ -35,17 +37,22 @@ def _mark_transitions(ax, found) -> None:
         ax.axvline(0.5 * (t.low + t.high), color="0.4", lw=0.5, ls="--", zorder=0)
 
 
+@paper_style
 def class_bifurcation(path, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
     their Poincaré band points, divergent points (no orbit) as columns, at the grid's points and those of its
-    refinement rounds; one colour-blind-safe colour per class, every class present in the legend, and the
-    located transitions (docs/classification.md §9) as dashed lines."""
+    refinement rounds; one colour-blind-safe colour per class, every class present in the legend (above the
+    axes, out of the data), the located transitions (docs/classification.md §9) as dashed lines, and a y range
+    that follows the points."""
     from matplotlib.lines import Line2D
 
     from ..sweeps.refine import classified_points
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
+    n_features = data.arrays["hist"].shape[1]
+    if not 0 <= feature < n_features:
+        raise ConfigError(f"feature = {feature} is not allowed: must be in 0..{n_features - 1}")
     grid = x.size
     # the grid and the points of its refinement rounds (docs/classification.md §9), in the order of classified_points
     names = np.array([n.split("(")[0] for n in classified_points(path)[2]], dtype=object)
@@ -58,9 +65,10 @@ def class_bifurcation(path, feature: int = 0, ax=None):
             if len(pairs) else None)
     observable = data.run["reductions"]["observable"]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     fig = ax.figure
     handles = []
+    low, high = np.inf, -np.inf
     for name in LABELS:
         rows = np.flatnonzero(names == name)
         if not rows.size:
@@ -77,6 +85,8 @@ def class_bifurcation(path, feature: int = 0, ax=None):
         else:
             keep = np.isfinite(values)
             xs, ys = np.broadcast_to(x[rows][:, None], values.shape)[keep], values[keep]
+        if ys.size:
+            low, high = min(low, ys.min()), max(high, ys.max())
         ax.plot(xs, ys, ".", ms=0.8, color=CLASS_COLOURS[name], rasterized=True)
         handles.append(Line2D([], [], ls="", marker="o", ms=4, color=CLASS_COLOURS[name],
                               label=name.replace("_", " ")))
@@ -84,32 +94,55 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     _mark_transitions(ax, found)
     if found:
         handles.append(Line2D([], [], color="0.4", lw=0.5, ls="--", label="transition"))
+    follow_data(ax, low, high)
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(observable, feature))
-    ax.legend(handles=handles, frameon=False, fontsize=7, ncol=4, loc="upper left")
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
+              borderaxespad=0.2, handletextpad=0.1, columnspacing=1.0)
     return fig
 
 
+@paper_style
 def bifurcation_figure(path, feature: int = 0):
-    """The bifurcation diagram in both forms: orbit density (log colour scale) above the class-coloured form,
-    sharing the parameter axis."""
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True)
-    plot_density_bifurcation(path, feature=feature, band=False, ax=top)
-    class_bifurcation(path, feature=feature, ax=bottom)
-    top.set_xlabel("")
+    """The bifurcation diagram in both forms, orbit density (log colour scale) above the class-coloured form,
+    and λ_1..λ_3 with class bands below when the sweep has exponents; the panels share the parameter axis
+    (the figure at the top of the README, ``meanfield sweep RUN.toml --plot`` and ``meanfield plot
+    bifurcation``)."""
+    with_exponents = "lyapunov" in read_sweep(path, ("lyapunov",)).arrays
+    heights = [3, 3, 2] if with_exponents else [3, 3]
+    fig, axes = plt.subplots(len(heights), 1, figsize=(7.0, 2.6 * len(heights)), sharex=True, layout="constrained",
+                             gridspec_kw={"height_ratios": heights})
+    plot_density_bifurcation(path, feature=feature, band=False, ax=axes[0])
+    class_bifurcation(path, feature=feature, ax=axes[1])
+    if with_exponents:
+        lyapunov_vs_parameter(path, ax=axes[2])
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+    fig.align_ylabels(axes)
     return fig
 
 
+#: Line styles of λ_1, λ_2, ...: exponents that coincide (e.g. a complex pair at a fixed point) stay visible.
+EXPONENT_STYLES = (dict(color="tab:blue", ls="-", lw=1.6), dict(color="tab:orange", ls=(0, (4, 2)), lw=1.1),
+                   dict(color="tab:purple", ls=(0, (1, 1.5)), lw=1.3), dict(color="tab:brown", ls="-.", lw=1.0))
+
+
+@paper_style
 def lyapunov_vs_parameter(path, k: int = 3, ax=None):
-    """λ_1..λ_k against the swept parameter, over background bands coloured by class (docs/model.md §4)."""
+    """λ_1..λ_k (per step) against the swept parameter with ± one standard error as bands, over background
+    bands coloured by class (docs/model.md §4). Coinciding exponents stay visible (distinct colours and dash
+    patterns); the legends sit outside the data."""
+    from ..model.spec import require_int
+    k = require_int("k", k, 1, len(EXPONENT_STYLES) * 3)
     names = _names(point_labels(path)[0])
-    data = read_sweep(path, ("lyapunov",))
+    data = read_sweep(path, ("lyapunov", "lyapunov_stderr"))
     axis, x = _one_axis(data)
     if "lyapunov" not in data.arrays:
         raise ConfigError(f"{path!r} has no Lyapunov exponents (run the sweep with lyapunov = true)")
     lam = data.arrays["lyapunov"][:, :k]
+    err = data.arrays.get("lyapunov_stderr", np.zeros_like(data.arrays["lyapunov"]))[:, :k]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 2.8), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.0, 2.6), layout="constrained")
     fig = ax.figure
     step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
     for value, name in zip(x, names):
@@ -117,16 +150,25 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     _mark_transitions(ax, _transitions(path))
     finite = np.isfinite(lam)
     for j in range(lam.shape[1]):
-        ax.plot(x[finite[:, j]], lam[finite[:, j], j], lw=0.8, label=rf"$\lambda_{j + 1}$")
+        style = EXPONENT_STYLES[j % len(EXPONENT_STYLES)]
+        keep = finite[:, j]
+        band = np.nan_to_num(err[keep, j])
+        ax.fill_between(x[keep], lam[keep, j] - band, lam[keep, j] + band, color=style["color"], alpha=0.3, lw=0)
+        ax.plot(x[keep], lam[keep, j], label=rf"$\lambda_{j + 1}$", **style)
     ax.axhline(0, color="0.3", lw=0.5)
+    if finite.any():
+        follow_data(ax, lam[finite].min(), lam[finite].max())
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
-    ax.set_ylabel(r"$\lambda_i$")
+    ax.set_ylabel(r"$\lambda_i$ (per step)")
     ax.set_xlim(x[0] - step / 2, x[-1] + step / 2)
-    ax.legend(frameon=False, fontsize=7, ncol=k, loc="lower left")
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, [f"{text} ± 1 s.e." for text in labels], loc="lower left", bbox_to_anchor=(0.0, 1.0),
+              ncol=k, frameon=False, handlelength=3.0, borderaxespad=0.2)
     class_legend(fig, set(names), alpha=BACKGROUND_ALPHA)
     return fig
 
 
+@paper_style
 def finite_error_figure(path, ax=None):
     """Distance of the finite-N network to the aligned mean field against N, one line per value of the
     other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, docs/model.md §6.3)."""
@@ -137,7 +179,7 @@ def finite_error_figure(path, ax=None):
     values, n_bits = data.coords[axes[0]], data.coords["n_bits"]
     error, stderr = data.arrays["finite_error"], data.arrays["finite_error_stderr"]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 3.4), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(5.0, 3.0), layout="constrained")
     fig = ax.figure
     for value, err, se in zip(values, error, stderr):
         ax.errorbar(n_bits, err, yerr=np.nan_to_num(se), marker="o", ms=3, lw=0.8,
@@ -148,11 +190,13 @@ def finite_error_figure(path, ax=None):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("semantic bits $N$")
-    ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$")
-    ax.legend(frameon=False, fontsize=7)
+    ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$" + f", first {data.run['finite']['aligned_steps']} steps")
+    ax.set_title(f"{data.run['name']}: {data.run['finite']['replicas']} replicas per point", loc="left")
+    legend_outside(ax)
     return fig
 
 
+@paper_style
 def class_map(path, ax=None):
     """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x)."""
     codes = point_labels(path)[0]
@@ -162,7 +206,7 @@ def class_map(path, ax=None):
         raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
     x, y = data.coords[axes[0]], data.coords[axes[1]]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 3.8), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
     fig = ax.figure
     names = _names(codes)
     draw_class_grid(ax, names, x, y)

@@ -15,7 +15,6 @@ import numpy as np
 
 from ..analysis import LABELS
 from ..errors import StoreError
-from ..model.spec import ModelSpec
 from ..sweeps.labels import point_labels
 from ..sweeps.store import read_sweep
 from .pid import effective_rank, nanmean, robustness, token_spread
@@ -49,7 +48,7 @@ def load_sweep(path) -> Sweep:
     if "tail_mo_se" not in data.arrays:
         raise StoreError(f"{data.path!r} has no mo_se tail: classification needs [record] observables = "
                          "[\"mo_se\", ...] and tail > 0 (see runs/pid_*.toml)")
-    return Sweep(data.path, data.run["name"], data.axes, data.coords, ModelSpec.from_dict(data.attrs["model"]),
+    return Sweep(data.path, data.run["name"], data.axes, data.coords, data.model(),
                  data.run, data.arrays)
 
 
@@ -149,18 +148,45 @@ def table_csv(rows, path) -> None:
             writer.writerow([r[k] if isinstance(r[k], str) or np.isfinite(r[k]) else "" for k in keys])
 
 
-def compare(paths, probe: int = 12, seed: int = 0):
-    """Load, classify and summarise sweep files. Returns (1-D sweeps, their table rows, 2-D sweeps)."""
-    sweeps = [load_sweep(p) for p in paths]
-    for s in sweeps:
-        classify_sweep(s)
-    lines = [s for s in sweeps if len(s.axes) == 1]
-    maps = [s for s in sweeps if len(s.axes) == 2]
+def structure(model) -> str:
+    """The variant's name from its non-zero gains: ``"none"``, ``"P"``, ``"PI"``, ``"PD"``, ``"PID"``, ..."""
+    c = model.control
+    return "".join(letter for letter, gain in (("P", c.kp), ("I", c.ki), ("D", c.kd)) if gain) or "none"
+
+
+def variant_order(sweep: Sweep) -> tuple:
+    """Sort key of a 1-D sweep: none, P, PI, PD, PID (fewer terms first, I before D), then the gains, then the
+    name; the comparison's panels, colours and table rows follow it, whatever order the files came in."""
+    c = sweep.model.control
+    return (bool(c.kp) + bool(c.ki) + bool(c.kd), bool(c.kd), bool(c.ki), c.kp, c.ki, c.kd, sweep.name)
+
+
+def map_order(sweep: Sweep) -> tuple:
+    """Sort key of a 2-D (β_o, gain) sweep: the gain's place in K_P, K_I, K_D, ρ, κ, I_max, then the name."""
+    from ..model.spec import CONTROL_PARAMETERS
+    gains = [a[8:] for a in sweep.axes if a.startswith("control.")]
+    place = CONTROL_PARAMETERS.index(gains[0]) if gains and gains[0] in CONTROL_PARAMETERS else len(CONTROL_PARAMETERS)
+    return (place, sweep.name)
+
+
+def compare(paths, probe: int = 12, seed: int = 0, progress: bool = False):
+    """Load, classify and summarise sweep files. Returns (1-D sweeps, their table rows, 2-D sweeps), each in
+    a fixed order (:func:`variant_order`, :func:`map_order`). ``progress``: a bar over the files on stderr."""
+    from ..progress import progress_bar
+    sweeps = [load_sweep(p) for p in paths]            # every file is checked before any work
+    lines = sorted((s for s in sweeps if len(s.axes) == 1), key=variant_order)
+    maps = sorted((s for s in sweeps if len(s.axes) == 2), key=map_order)
     if lines:
         check_same_grid(lines)
-    rows = [summarise(s, probe=probe, seed=seed) for s in lines]
+    rows = []
+    with progress_bar(len(sweeps), "compare", enabled=progress, unit="file") as bar:
+        for s in maps + lines:
+            classify_sweep(s)
+            if len(s.axes) == 1:
+                rows.append(summarise(s, probe=probe, seed=seed))
+            bar.update(1)
     return lines, rows, maps
 
 
 __all__ = ["CLASSES", "Sweep", "load_sweep", "classify_sweep", "class_fractions", "summarise", "check_same_grid",
-           "table_markdown", "table_csv", "compare"]
+           "table_markdown", "table_csv", "compare", "structure", "variant_order", "map_order"]

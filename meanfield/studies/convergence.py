@@ -6,6 +6,7 @@ import numpy as np
 
 from ..finite import simulate_finite
 from ..model.spec import ModelSpec
+from ..progress import progress_bar
 
 DEFAULT_BETAS = (0.5, 1.0, 1.26405, 1.5, 2.0, 2.5)
 #: N_se = 990 ... 9.9e9 (multiples of the paper's N_se = 99; the binomial sampler makes large N cheap).
@@ -13,13 +14,21 @@ DEFAULT_SIZES = tuple(99 * 10 ** k for k in range(1, 9))
 
 
 def convergence_study(model: ModelSpec, betas=DEFAULT_BETAS, sizes=DEFAULT_SIZES, replicas: int = 200,
-                      steps: int = 45, seed: int = 0, sampler: str = "binomial") -> dict:
-    """:func:`~meanfield.finite.simulate_finite` at every β_o in ``betas`` and N_se in ``sizes``.
+                      steps: int = 45, seed: int = 0, sampler: str = "binomial", progress: bool = False) -> dict:
+    """:func:`~meanfield.finite.simulate_finite` at every β_o in ``betas`` and N_se in ``sizes`` (``progress``:
+    a bar on stderr).
 
     Returns {β_o: [FiniteTrajectory for each N_se, in the order of ``sizes``]}.
     """
-    return {beta: [simulate_finite(model.replace(beta_o=beta), n_bits, steps, replicas, seed=seed, sampler=sampler)
-                   for n_bits in sizes] for beta in betas}
+    runs = {}
+    with progress_bar(len(betas) * len(sizes), "convergence", enabled=progress, unit="run") as bar:
+        for beta in betas:
+            runs[beta] = []
+            for n_bits in sizes:
+                runs[beta].append(simulate_finite(model.replace(beta_o=beta), n_bits, steps, replicas, seed=seed,
+                                                  sampler=sampler))
+                bar.update(1)
+    return runs
 
 
 def convergence_table(runs: dict, observable: str = "mo_se", window: int = 20) -> dict:

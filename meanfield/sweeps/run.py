@@ -9,6 +9,7 @@ finished chunk and a later call computes only what is missing (docs/storage.md �
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -19,14 +20,19 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..errors import StoreError
+from ..progress import progress_bar
 from .cluster import connect
 from .lock import writer_lock
 from .output import plan_output
 from .plan import plan
 from .preflight import check_sweep, check_workers
+from .provenance import now, record
 from .runfile import RunSpec, load_run
-from .store import done_flags, read_points, write_points
+from .store import PART_SUFFIX, append_provenance, done_flags, read_points, update_provenance, write_points
 from .tasks import compute_chunk, handoff_names
+
+log = logging.getLogger(__name__)
 
 #: Times a task is retried when it fails (worker loss is handled by the scheduler on top of this).
 RETRIES = 3
@@ -43,14 +49,16 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     ----------
     run : RunSpec, path of a run file, or TOML text
     out : path of the HDF5 file (docs/storage.md §5). If it exists with the same run spec the sweep resumes
-        (computes only the missing points; ``resume=False`` refuses instead); with another spec it is a
-        StoreError; a file holding no point yet is replaced. Missing directories are created.
+        (computes only the missing points; ``resume=False`` refuses instead, ``resume=True`` refuses a missing
+        file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
+        directories are created. Each session appends a provenance record (docs/storage.md §1).
     client, scheduler, slurm, workers : where to compute: an existing ``distributed.Client``, the address of a
         running scheduler, a SLURMCluster from ``[cluster]``, or (default) a LocalCluster of ``workers``
         single-threaded processes (default: one per core).
     overwrite : replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
         only once every point is done (stopped earlier, ``out`` is unchanged and the next call continues).
-    progress : show a tqdm bar (points, points/s, ETA) and the dashboard address on stderr.
+    progress : show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
+        compilation) and the dashboard address on stderr, and say so when ``out`` is already complete.
     retries : times a failed task is retried.
     callback : called as ``callback(done, total)`` after each chunk is written.
 
@@ -60,28 +68,58 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     """
     run = run if isinstance(run, RunSpec) else load_run(run)
     out = check_sweep(run, out, client=client, scheduler=scheduler, slurm=slurm, workers=workers)
+    if resume and not overwrite and not (os.path.exists(out) or os.path.exists(out + PART_SUFFIX)):
+        raise StoreError(f"output {out!r} does not exist: there is nothing to resume (leave out --resume to start it)")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with writer_lock(out):
         target = plan_output(run, out, resume, overwrite)
         if target.complete:
+            if progress and target.work == out:
+                print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
+                      file=sys.stderr)
             return out if target.work == out else target.finish(target.open())
         with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
             check_workers(c, run)
             f = target.open()
+            hosts = set()
+            _record(f, run, c, n_workers, "create" if target.create else "resume", client, scheduler, slurm)
             try:
-                _compute(run, f, c, n_workers, progress, retries, callback)
+                _compute(run, f, c, n_workers, progress, retries, callback, hosts)
             except BaseException:
                 written = int(done_flags(f).sum())
+                _end_record(f, hosts)
                 f.close()
                 print(f"meanfield sweep: stopped; {target.stopped(written)}", file=sys.stderr)
                 raise
+            _end_record(f, hosts)
             return target.finish(f)
 
 
-def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, callback) -> None:
-    """Submit the tasks of the points not done in ``f`` and write each chunk as it arrives."""
+def _record(f, run: RunSpec, c, n_workers: int, action: str, client, scheduler, slurm) -> None:
+    """Append this session's provenance record (docs/storage.md §1): the code, where it computes, how much."""
+    if client is not None:
+        where = "client"
+    elif scheduler:
+        where = f"scheduler {scheduler}"
+    else:
+        where = "slurm" if slurm or run.cluster.get("kind") == "slurm" else "local"
+    hosts = sorted({w.get("host", "?") for w in c.scheduler_info().get("workers", {}).values()})
+    todo = int((~done_flags(f)).sum())
+    log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, f.filename, todo,
+              run.n_points, where, n_workers, hosts)
+    append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=hosts, points_to_compute=todo))
+
+
+def _end_record(f, hosts: set) -> None:
+    """Complete this session's record: the machines that computed its points, when it ended, points stored."""
+    if hosts:
+        update_provenance(f, computed_on=sorted(hosts), ended=now(), points_done=int(done_flags(f).sum()))
+
+
+def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, callback, hosts: set) -> None:
+    """Submit the tasks of the points not done in ``f`` and write each chunk as it arrives; the hosts that
+    computed them are added to ``hosts``."""
     from dask.distributed import as_completed
-    from tqdm import tqdm
 
     done = done_flags(f)
     total = run.n_points
@@ -100,9 +138,10 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
                                 key=f"meanfield-{run.name}-{tag}-{n}", retries=retries, pure=False))
     pending = as_completed(futures)
     futures = {future.key: future for future in futures}     # dropped once written: frees the workers
-    bar = tqdm(total=total, initial=int(done.sum()), unit="pt", disable=not progress, smoothing=0.05,
-               desc=run.name, file=sys.stderr)
+    bar = progress_bar(total, run.name, enabled=progress, initial=int(done.sum()),
+                       waiting=f"starting {n_workers} workers, compiling")
     written = int(done.sum())
+    started = time.perf_counter()
     try:
         with _ctrl_c() as stop:
             while not pending.is_empty():
@@ -113,6 +152,7 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
                     continue
                 for future in pending.next_batch(block=False):
                     result = future.result()
+                    hosts.add(result["host"])
                     write_points(f, run, result["index"], result)
                     del futures[future.key]
                     written += len(result["index"])
@@ -124,6 +164,7 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
         raise
     finally:
         bar.close()
+    log.debug("%d points in %.1f s", written - int(done.sum()), time.perf_counter() - started)
 
 
 @contextmanager

@@ -194,8 +194,9 @@ class RunSpec:
         return json.dumps(data, sort_keys=True)
 
     def replace(self, **changes) -> "RunSpec":
-        """A copy with top-level run-file keys replaced (``steps=...``, ``grid={...}``), validated again."""
-        return from_dict(_to_file_form(self.to_dict()) | changes, source="")
+        """A copy with run-file keys replaced (``steps=...``, ``grid={...}``, dotted keys as in :func:`load_run`),
+        validated again."""
+        return load_run(self, **changes)
 
 
 def stored_run(data: dict) -> RunSpec:
@@ -302,14 +303,32 @@ def _check_finite_run(run: RunSpec, data: dict, model) -> None:
                           f"finite.aligned_steps = {need}")
 
 
-def load_run(source, **overrides) -> RunSpec:
-    """Load and validate a run file: a path to a TOML file, TOML text, or an already parsed dict.
+def _set(data: dict, key: str, value) -> None:
+    """Set ``key`` in a parsed run file; a dotted key (``grid.beta_o.num``) addresses an entry of a table as a
+    TOML dotted key does, copying the tables it passes through."""
+    *path, last = key.split(".")
+    table = data
+    for depth, part in enumerate(path):
+        inner = table.get(part, {})
+        if not isinstance(inner, dict):
+            where = ".".join(path[:depth + 1])
+            raise ConfigError(f"{key} = {value!r} is not allowed: {where} = {inner!r} is not a table")
+        table[part] = table = dict(inner)
+    table[last] = value
 
-    ``overrides`` replace top-level keys (e.g. ``steps=2000``, ``grid={...}``) before validation.
+
+def load_run(source, **overrides) -> RunSpec:
+    """Load and validate a run file: a path to a TOML file, TOML text, an already parsed dict or a RunSpec.
+
+    ``overrides`` replace keys before validation: top-level keys (``steps=2000``, ``grid={...}``) or, with
+    dots as in TOML, entries of a table: ``load_run(path, **{"grid.beta_o.num": 41, "model.beta_att": 2.0})``
+    (the command line's ``meanfield sweep RUN.toml --set grid.beta_o.num=41``).
     """
     if isinstance(source, RunSpec):
-        return source.replace(**overrides) if overrides else source
-    if isinstance(source, dict):
+        if not overrides:
+            return source
+        data, text = _to_file_form(source.to_dict()), ""
+    elif isinstance(source, dict):
         data, text = dict(source), ""
     else:
         text = os.fspath(source)
@@ -323,9 +342,10 @@ def load_run(source, **overrides) -> RunSpec:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"run file {source!r} is not valid TOML: {exc}") from None
-    if overrides:
-        data.update(overrides)
-        text = ""
+    for key, value in overrides.items():
+        _set(data, key, value)
+    if overrides and text:             # the stored text says what was changed on top of the file
+        text += "\n# overrides applied on top of this file: " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items())
     return from_dict(data, source=text)
 
 

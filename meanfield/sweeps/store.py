@@ -6,12 +6,9 @@ here (trajectory files, sweep files, the ``analysis`` group of a classified swee
 """
 from __future__ import annotations
 
-import datetime
 import json
 import os
-import platform
 import re
-import subprocess
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -21,31 +18,45 @@ import numpy as np
 from ..errors import StoreError
 from ..kernels.reductions import bin_edges
 from ..model.layout import OBSERVABLES
-from ..version import __version__
+from ..model.spec import ModelSpec
 from .evidence import EVIDENCE
 from .lock import writer_lock
+from .provenance import now
+from .provenance import record as provenance_record
 from .runfile import RunSpec
+from .schema import attrs as cf_attrs
+from .schema import label_flags
+from .tables import MODEL_AXES
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
 PART_SUFFIX = ".part"
 
 
-def provenance() -> dict:
-    """Package version, git commit (when run from a checkout), host and creation time."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-                                timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return {"meanfield_version": __version__, "git_commit": commit or "unknown", "host": platform.node(),
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+def append_provenance(f: h5py.Group, record: dict) -> None:
+    """Append one provenance record (:func:`meanfield.sweeps.provenance.record`) to the ``provenance`` attribute
+    (a JSON list, docs/storage.md §1) of a file, or of a refinement round's group, and flush."""
+    records = json.loads(f.attrs["provenance"]) if "provenance" in f.attrs else []
+    f.attrs["provenance"] = json.dumps(records + [record])
+    f.file.flush()
 
 
-def dimension(group: h5py.Group, name: str, values: np.ndarray) -> h5py.Dataset:
-    """Create a coordinate dataset ``name`` and mark it as an HDF5 dimension scale."""
+def update_provenance(f: h5py.File, **fields) -> None:
+    """Add ``fields`` to the last provenance record (where and until when a session computed) and flush."""
+    records = json.loads(f.attrs["provenance"])
+    records[-1].update(fields)
+    f.attrs["provenance"] = json.dumps(records)
+    f.flush()
+
+
+def dimension(group: h5py.Group, name: str, values, meta: dict | None = None) -> h5py.Dataset:
+    """Create a coordinate dataset ``name`` (strings as UTF-8), mark it as an HDF5 dimension scale and give it
+    the CF attributes ``meta`` (default: :func:`meanfield.sweeps.schema.attrs` of ``name``)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "UO":
+        values = np.array(values.tolist(), dtype=h5py.string_dtype())
     scale = group.create_dataset(name, data=values)
     scale.make_scale(name)
+    scale.attrs.update(cf_attrs(name) if meta is None else meta)
     return scale
 
 
@@ -137,31 +148,45 @@ def reading(path):
         yield f
 
 
-def write_trajectory(path, trajectory, overwrite: bool = False) -> str:
-    """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature) and, with exponents,
-    (exponent); the model spec (JSON) and provenance in attributes (docs/storage.md §2)."""
+def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | None = None) -> str:
+    """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature), (exponent) and the
+    final state over (window, feature) and (window, pe_bit); CF attributes on every variable, the model spec
+    (JSON), the divergence step and the provenance ``record`` (:func:`meanfield.sweeps.provenance.record`) in
+    attributes (docs/storage.md §2)."""
     arrays = [getattr(trajectory, o) for o in OBSERVABLES] + [trajectory.lyapunov, trajectory.lyapunov_stderr]
     with atomic_file(check_output(path, overwrite), sum(a.nbytes for a in arrays if a is not None)) as f:
-        n_features = trajectory.model.n_features
+        model = trajectory.model
         rows = next((len(getattr(trajectory, o)) for o in OBSERVABLES if getattr(trajectory, o) is not None), 0)
-        step = dimension(f, "step", trajectory.transient + trajectory.record_every * np.arange(rows))
-        feature = dimension(f, "feature", np.arange(n_features))
-        for name in OBSERVABLES:
-            series = getattr(trajectory, name)
-            if series is not None:
-                attach(f.create_dataset(name, data=series), step, feature)
-        if trajectory.lyapunov is not None:
-            exponent = dimension(f, "exponent", np.arange(len(trajectory.lyapunov)))
-            attach(f.create_dataset("lyapunov", data=trajectory.lyapunov), exponent)
-            attach(f.create_dataset("lyapunov_stderr", data=trajectory.lyapunov_stderr), exponent)
         state = trajectory.final_state
-        f.create_dataset("final_att", data=state.att)
-        f.create_dataset("final_pe", data=state.pe)
-        f.attrs["kind"] = "trajectory"
-        f.attrs["model"] = trajectory.model.to_json()
-        f.attrs.update({"steps": trajectory.steps, "transient": trajectory.transient,
-                        "record_every": trajectory.record_every, **provenance()})
-        f.attrs.update(diverged_at=_or(trajectory.diverged_at, -1), max_integral=_or(trajectory.max_integral, np.nan))
+        scales = {"step": trajectory.transient + trajectory.record_every * np.arange(rows),
+                  "feature": np.arange(model.n_features), "window": np.arange(model.context)}
+        if model.pe_bits:
+            scales["pe_bit"] = np.arange(model.pe_bits)
+        if trajectory.lyapunov is not None:
+            scales["exponent"] = np.arange(len(trajectory.lyapunov))
+        scales = {name: dimension(f, name, values) for name, values in scales.items()}
+
+        def put(name, data, *dims):
+            dataset = attach(f.create_dataset(name, data=data), *(scales[d] for d in dims))
+            dataset.attrs.update(cf_attrs(name))
+
+        for name in OBSERVABLES:
+            if getattr(trajectory, name) is not None:
+                put(name, getattr(trajectory, name), "step", "feature")
+        if trajectory.lyapunov is not None:
+            put("lyapunov", trajectory.lyapunov, "exponent")
+            put("lyapunov_stderr", trajectory.lyapunov_stderr, "exponent")
+        window = np.full((model.context, model.n_features), np.nan)     # rows beyond the depth D stay NaN
+        window[:state.att.shape[0]] = state.att
+        put("final_att", window, "window", "feature")
+        put("final_depth", state.att.shape[0])
+        if model.pe_bits:
+            put("final_pe", state.pe, "window", "pe_bit")
+        f.attrs.update({"kind": "trajectory", "model": model.to_json(), "steps": trajectory.steps,
+                        "transient": trajectory.transient, "record_every": trajectory.record_every,
+                        "created": now(), "diverged_at": _or(trajectory.diverged_at, -1),
+                        "max_integral": _or(trajectory.max_integral, np.nan)})
+        append_provenance(f, record or provenance_record("simulate"))
     return os.fspath(path)
 
 
@@ -227,18 +252,38 @@ def sweep_layout(run: RunSpec) -> dict:
     return layout
 
 
-def _coordinates(run: RunSpec) -> dict:
+def _coordinates(run: RunSpec, layout: dict) -> dict:
+    """The coordinates of a sweep file: the grid axes, then every dimension some dataset of ``layout`` uses
+    (no empty or unused dimension is written)."""
     model, spec = run.model, run.reductions
     edges = bin_edges(spec)
     rows = (run.steps - run.transient + run.record.every - 1) // run.record.every
     tail = min(run.record.tail, rows)
     coords = {a.name: a.array for a in run.grid_axes}
-    coords.update(window=np.arange(model.context), feature=np.arange(model.n_features),
-                  pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
-                  ybin=(edges[:-1] + edges[1:]) / 2, pair=np.arange(len(spec.band_pairs)),
-                  band_point=np.arange(spec.band_cap), evidence_key=np.arange(len(EVIDENCE)),
-                  tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    if run.finite is not None:
+        coords["n_bits"] = np.asarray(run.finite.n_bits, dtype=np.int64)
+    extra = dict(window=np.arange(model.context), feature=np.arange(model.n_features),
+                 pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
+                 ybin=(edges[:-1] + edges[1:]) / 2, pair=[f"{p}|{q}" for p, q in spec.band_pairs],
+                 band_point=np.arange(spec.band_cap), evidence_key=list(EVIDENCE),
+                 tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    used = {d for dims, _, _ in layout.values() for d in dims}
+    coords.update({name: values for name, values in extra.items() if name in used})
     return coords
+
+
+def stored_model(run: RunSpec) -> str:
+    """The ``model`` attribute of a sweep file: the base model's JSON with the swept parameters set to null
+    (their values are the grid axes); over a ``seed`` axis the weights and tables too (one set per seed)."""
+    data = run.model.to_dict()
+    for axis in run.axes:
+        if axis.name.startswith("control."):
+            data["control"][axis.name[8:]] = None
+        elif axis.name in MODEL_AXES:
+            data.update(coefficients=None, pe_weights=None, weights=None, checkpoint=None)
+        else:
+            data[axis.name] = None
+    return json.dumps(data, sort_keys=True)
 
 
 def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Dataset:
@@ -256,8 +301,8 @@ METADATA_NBYTES = 4096
 def sweep_nbytes(run: RunSpec) -> int:
     """Bytes ``run``'s sweep file takes (every dataset is allocated when it is created), coordinates and a
     bound on the metadata (:data:`METADATA_NBYTES` per dataset) included."""
-    coords = _coordinates(run)
     layout = sweep_layout(run)
+    coords = _coordinates(run, layout)
     total = sum(np.asarray(values).nbytes for values in coords.values())
     total += METADATA_NBYTES * (len(coords) + len(layout) + 2)
     for dims, dtype, _ in layout.values():
@@ -267,26 +312,33 @@ def sweep_nbytes(run: RunSpec) -> int:
 
 def _populate(f: h5py.Group, run: RunSpec) -> None:
     """Allocate every dataset of the sweep ``run`` in ``f`` (a file, or a refinement group) with its named
-    dimensions, and write its attributes (run spec as TOML text and JSON, provenance)."""
-    coords = _coordinates(run)
-    scales = {name: dimension(f, name, values) for name, values in coords.items()}
+    dimensions and CF attributes, and write its attributes (run spec as TOML text and JSON, the model with its
+    swept parameters null); the provenance record is appended by the caller (:func:`append_provenance`)."""
+    layout = sweep_layout(run)
+    if run.reductions.band_pairs:
+        layout.update(pair_plotted=(("pair",), None, None), pair_filter=(("pair",), None, None))
+    coords = _coordinates(run, layout)
+    observable = run.reductions.observable
+    scales = {name: dimension(f, name, values, cf_attrs(name, observable)) for name, values in coords.items()}
     if run.reductions.band_pairs:
         pairs = np.array(run.reductions.band_pairs)
-        attach(f.create_dataset("pair_plotted", data=pairs[:, 0]), scales["pair"])
-        attach(f.create_dataset("pair_filter", data=pairs[:, 1]), scales["pair"])
+        for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
+            attach(f.create_dataset(name, data=column), scales["pair"]).attrs.update(cf_attrs(name))
     axes = [a.name for a in run.grid_axes]
     for name, (dims, dtype, fill) in sweep_layout(run).items():
         shape = run.shape + tuple(len(coords[d]) for d in dims)
-        attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+        dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+        dataset.attrs.update(cf_attrs(name, observable))
     f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
-                    "run_key": run.result_key(), "model": run.model.to_json(), "axes": json.dumps(axes),
-                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), **provenance()})
+                    "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
+                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
 
 
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
-    """Create the sweep file of ``run`` at ``path`` with every dataset allocated, named dimensions and
-    attributes (run spec as TOML text and JSON, provenance); returns it open for writing, flushed. On any
-    error the partial file is removed (an OSError, e.g. a full disk, becomes one StoreError line)."""
+    """Create the sweep file of ``run`` at ``path`` with every dataset allocated, named dimensions, CF attributes
+    and the run spec (TOML text and JSON); returns it open for writing, flushed. The caller appends the
+    provenance record (:func:`append_provenance`) once it knows where the sweep computes. On any error the
+    partial file is removed (an OSError, e.g. a full disk, becomes one StoreError line)."""
     path = check_output(path, overwrite)
     reserve(path, sweep_nbytes(run))
     try:
@@ -347,7 +399,7 @@ def open_refinement(path, name: str, run: RunSpec) -> tuple:
             return f, f[key]
         group = f.require_group(REFINE_GROUP).create_group(name)
         _populate(group, run)
-        f.flush()
+        append_provenance(group, provenance_record("refine"))
         return f, group
     except BaseException:
         f.close()
@@ -436,7 +488,7 @@ def done_flags(f: h5py.File) -> np.ndarray:
 
 def mark_finished(f: h5py.File) -> None:
     """Stamp the ``finished`` attribute (UTC time) on a sweep file whose points are all done."""
-    f.attrs["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    f.attrs["finished"] = now()
 
 
 def sweep_summary(path) -> dict:
@@ -471,6 +523,24 @@ class SweepData:
         """The run spec as stored (:meth:`RunSpec.to_dict` of the sweep)."""
         return self.attrs["run_json"]
 
+    def model(self, **values) -> ModelSpec:
+        """The sweep's model with the swept parameters (null in the ``model`` attribute) set to ``values``
+        (default: their first grid value); over a ``seed`` axis, the model of that seed, rebuilt from the run."""
+        if "seed" in self.axes:
+            from .runfile import _to_file_form, load_run
+            run = load_run(_to_file_form(self.attrs["run_json"]))
+            model = run.seed_models[int(values.get("seed", self.coords["seed"][0]))]
+            return model.replace(**{k: float(v) for k, v in values.items() if k != "seed"})
+        data = dict(self.attrs["model"])
+        data["control"] = dict(data.get("control", {}))
+        for name in self.axes:
+            value = float(values.get(name, self.coords[name][0]))
+            if name.startswith("control."):
+                data["control"][name[8:]] = value
+            elif name in data:
+                data[name] = value
+        return ModelSpec.from_dict(data)
+
 
 def read_sweep(path, names=()) -> SweepData:
     """The datasets ``names`` that a sweep file holds (absent ones are left out), with its attributes and axes;
@@ -478,8 +548,8 @@ def read_sweep(path, names=()) -> SweepData:
     path = os.fspath(path)
     attrs = read_attrs(path)
     if attrs.get("kind") != SWEEP_KIND:
-        raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}); write it with "
-                         "`meanfield sweep`")
+        raise StoreError(f"{path!r} is not a sweep file (kind = {attrs.get('kind')!r}): this needs a file written "
+                         "by `meanfield sweep` (a trajectory file is drawn by `meanfield simulate --plot`)")
     axes = list(attrs["axes"])
     with reading(path) as f:
         coords = {name: f[name][...] for name in axes}
@@ -488,25 +558,37 @@ def read_sweep(path, names=()) -> SweepData:
 
 
 def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
-    """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` and ``period`` over the
-    grid axes, and the group attributes ``attrs``. Holds the file's writer lock (:mod:`.lock`) meanwhile:
-    :class:`~meanfield.sweeps.lock.FileBusy` while a sweep writes it."""
+    """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` (codes into the JSON list
+    ``attrs["labels"]``, CF flags) and ``period`` over the grid axes, and the group attributes ``attrs``. Holds
+    the file's writer lock (:mod:`.lock`) meanwhile: :class:`~meanfield.sweeps.lock.FileBusy` while a sweep
+    writes it."""
     with writer_lock(path, "meanfield analyze"):
         axes = read_attrs(path)["axes"]
         with h5py.File(os.fspath(path), "r+") as f:
             if "analysis" in f:
                 del f["analysis"]
             group = f.create_group("analysis")
-            scales = [dimension(group, name, f[name][...]) for name in axes]
-            attach(group.create_dataset("label", data=label), *scales)
-            attach(group.create_dataset("period", data=period), *scales)
+            scales = [dimension(group, name, f[name][...], dict(f[name].attrs)) for name in axes]
+            attach(group.create_dataset("label", data=label), *scales).attrs.update(
+                label_flags(json.loads(attrs["labels"])))
+            attach(group.create_dataset("period", data=period), *scales).attrs.update(cf_attrs("period"))
             group.attrs.update(attrs)
 
 
 def open_run(path):
-    """A result file as an ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md). Close it before
-    resuming the sweep into the same file."""
+    """A result file as one ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md): every variable with its
+    coordinates and CF attributes, and for a classified sweep the ``analysis`` group's ``label`` and
+    ``period`` (read into memory; the group's attributes on ``label``). Close it before resuming the sweep into
+    the same file."""
     import xarray
     path = os.fspath(path)
     read_attrs(path)                                   # StoreError when not readable
-    return xarray.open_dataset(path, engine="h5netcdf")
+    dataset = xarray.open_dataset(path, engine="h5netcdf")
+    with h5py.File(path, "r") as f:
+        classified = "analysis" in f
+    if classified:
+        with xarray.open_dataset(path, engine="h5netcdf", group="analysis") as analysis:
+            for name in ("label", "period"):
+                dataset[name] = analysis[name].load()
+            dataset["label"].attrs.update({k: v for k, v in analysis.attrs.items() if k != "labels"})
+    return dataset

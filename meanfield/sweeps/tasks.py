@@ -8,6 +8,8 @@ the number of workers or the completion order.
 """
 from __future__ import annotations
 
+import platform
+
 import numpy as np
 
 from ..finite import simulate_finite_batch
@@ -122,7 +124,7 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
     if run.continuation is not None and run.continuation.pre_steps:
         pre_steps = run.continuation.pre_steps
         pre = simulate_batch(model, pre_steps, pre_steps - 1, parameters=params, start=start, record=("att",),
-                             backend=run.backend)
+                             backend=run.backend, progress=False)
         out.update(pre_att=pre.final_att, pre_pe=pre.final_pe, pre_depth=pre.final_depth)
         start = [pre.final_state(i) for i in range(len(indices))]
     backend, reducer = run.backend, None
@@ -133,7 +135,7 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
                                             dtype=run.backend.partition(":")[2] or "float64")
     result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,
                             lyapunov=run.lyapunov or False, record=run.recorded, record_every=run.record.every,
-                            backend=backend)
+                            backend=backend, progress=False)
     out.update(final_att=result.final_att, final_pe=result.final_pe, final_depth=result.final_depth)
     if run.lyapunov:
         out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
@@ -158,10 +160,11 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
 
     ``parents`` holds, per point, the flat index of the point whose hand-off state it starts from (-1: the
     run's base start); ``sources`` are earlier chunk results (or arrays read back from the file) holding
-    those hand-off states. Returns the per-point arrays of :func:`meanfield.sweeps.store.sweep_layout` and
-    ``index``, computed by the task of the run's system (:data:`TASKS`).
+    those hand-off states. Returns the per-point arrays of :func:`meanfield.sweeps.store.sweep_layout`,
+    ``index`` and ``host`` (the machine that computed them, for the file's provenance), computed by the task of
+    the run's system (:data:`TASKS`).
     """
-    return TASKS[run.system](run, indices, parents, sources)
+    return {**TASKS[run.system](run, indices, parents, sources), "host": platform.node()}
 
 
 __all__ = ["TASKS", "compute_chunk", "mean_field_chunk", "finite_chunk", "handoff_names", "GPU_CLASSIFY_ROWS"]

@@ -100,6 +100,19 @@ def test_compare_table_and_figures(sweeps, tmp_path):
             assert np.all(np.isfinite(np.asarray(line.get_ydata(), dtype=float)))
 
 
+def test_order_and_colours_do_not_depend_on_the_argument_order(sweeps, tmp_path):
+    """Panels, table rows and colours follow the variants (none, then P by gain), not the command line."""
+    from meanfield.plots.pid import VARIANT_COLOURS, variant_styles
+    lines, rows, maps = compare(sweeps, probe=1)
+    again, rows_again, maps_again = compare(sweeps[::-1], probe=1)
+    assert [s.name for s in again] == [s.name for s in lines] == ["none", "p_stable", "p_unstable"]
+    assert [r["variant"] for r in rows_again] == [r["variant"] for r in rows]
+    assert variant_styles(again) == variant_styles(lines)
+    styles = variant_styles(lines)
+    assert styles[0]["color"] == VARIANT_COLOURS["none"] and styles[1]["color"] == VARIANT_COLOURS["P"]
+    assert styles[1]["color"] == styles[2]["color"] and styles[1]["ls"] != styles[2]["ls"]   # two P variants
+
+
 def test_cli_compare(sweeps, tmp_path, capsys):
     prefix = tmp_path / "out" / "cmp"
     assert main(["compare", *sweeps, "-o", str(prefix), "--probe", "1"]) == 0

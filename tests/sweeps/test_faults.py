@@ -28,7 +28,7 @@ from .helpers import BIN, assert_same, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 #: Attributes that differ between two runs of one spec by design (who wrote the file, and when).
-PROVENANCE = {"created", "finished", "host", "git_commit", "meanfield_version"}
+PROVENANCE = {"created", "finished", "provenance"}
 #: Big enough that a kill lands mid-sweep, small enough for seconds: 48 points of 4000 steps, one per task.
 KILLED = tiny_text(num=48, steps=4000, transient=2000, lyapunov=3, chunk=1)
 
