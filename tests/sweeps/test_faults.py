@@ -185,7 +185,7 @@ def _kill_after(proc, lock, delay):
 KILL_IN_CREATION = """
 import os, signal, sys
 from meanfield.cli import main
-from meanfield.sweeps import store
+from meanfield.sweeps.store import sweep as store
 allocate, count = store._allocate, [0]
 def dying(*args):
     count[0] += 1
