@@ -52,8 +52,7 @@ def check_figure_path(path) -> str:
     import os
 
     from ..errors import ConfigError
-    formats = plt.figure().canvas.get_supported_filetypes()
-    plt.close("all")
+    formats = matplotlib.figure.Figure().canvas.get_supported_filetypes()     # no pyplot figure is opened
     extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     if extension not in formats:
         raise ConfigError(f"figure {os.fspath(path)!r} is not allowed: the extension must be one of "
