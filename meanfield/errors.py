@@ -23,3 +23,8 @@ class BackendError(MeanfieldError, RuntimeError):
 
 class AnalysisError(MeanfieldError, ValueError):
     """An analysis got input it cannot give a defensible answer for (empty, NaN, too short)."""
+
+
+class ClusterError(MeanfieldError, RuntimeError):
+    """A cluster gives a sweep no progress: no workers, jobs SLURM cannot or does not start (the watchdog of
+    :mod:`meanfield.sweeps.watchdog`). The command exits with status 3."""

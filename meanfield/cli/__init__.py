@@ -2,7 +2,8 @@
 package and provides ``register(subparsers)``.
 
 Exit status: 0 done; 2 a user mistake (bad argument, run file, parameter or result file), reported as one line
-on stderr before anything is computed or written; 1 an unexpected failure (one line; the traceback with
+on stderr before anything is computed or written; 3 a cluster that gives a sweep no progress (the watchdog's
+one line, :class:`~meanfield.errors.ClusterError`); 1 an unexpected failure (one line; the traceback with
 ``-v`` or in ``--log-file``); 130 interrupted.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import os
 import sys
 
-from ..errors import ConfigError, MeanfieldError
+from ..errors import ClusterError, ConfigError, MeanfieldError
 
 #: Subcommand modules, in the order ``meanfield --help`` lists them.
 COMMANDS = ("simulate", "sweep", "analyze", "plot", "compare", "info")
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
     except MeanfieldError as exc:
         log.debug("user error", exc_info=True)
         print(f"{prefix}: error: {exc}", file=sys.stderr)
-        return 2
+        return 3 if isinstance(exc, ClusterError) else 2
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return 130

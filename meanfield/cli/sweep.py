@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import nullcontext
 
 
 def register(sub, parents):
     p = sub.add_parser("sweep", parents=parents, help="run a parameter sweep from a run file (resumable HDF5)",
                        description="Run the sweep of a TOML run file (runs/*.toml) on Dask: a local cluster of "
-                                   "single-threaded processes by default, an existing scheduler, or SLURM. An "
-                                   "existing output with the same run spec is resumed (only missing points "
-                                   "are computed). External schedulers and workers need meanfield installed.")
+                                   "single-threaded processes by default, an existing scheduler, or SLURM (jobs "
+                                   "submitted from here, or inside one allocation with srun). An existing output "
+                                   "with the same run spec is resumed (only missing points are computed). "
+                                   "External schedulers and workers need meanfield installed. Exit status: 2 for "
+                                   "bad input, 3 when the cluster gives the sweep no progress (the watchdog).")
     p.add_argument("run_file", help="TOML run file")
     p.add_argument("-o", "--output", help="output HDF5 file (default results/<run file name>.h5)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -22,7 +25,11 @@ def register(sub, parents):
     mode.add_argument("--force", action="store_true", help="overwrite an existing output")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler (tcp://host:port)")
-    where.add_argument("--slurm", action="store_true", help="start a dask-jobqueue SLURMCluster from [cluster]")
+    where.add_argument("--slurm", action="store_true", help="submit SLURM jobs from [cluster] (dask-jobqueue); also "
+                                                            "without this flag when [cluster] says kind = 'slurm'")
+    where.add_argument("--runner", choices=["slurm"], help="inside one allocation: srun -n K meanfield sweep ... "
+                                                            "--runner slurm (rank 0 scheduler, 1 client, the rest "
+                                                            "workers)")
     p.add_argument("--workers", type=int, help="local worker processes (default: cores) or SLURM jobs")
     p.add_argument("--plot", metavar="PNG", help="also write the bifurcation diagram (1-D grids: density and "
                                                  "class-coloured), the class map (2-D) or the finite-N error")
@@ -94,11 +101,15 @@ def run(args):
     from ..errors import ConfigError
     from ..sweeps.run import sweep
     from ..sweeps.runfile import load_run
+    from ..sweeps.slurm import slurm_runner
     from ..sweeps.store import check_output
     from . import progress_enabled, report
     spec = load_run(args.run_file, **parse_run_overrides(args.overrides))
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers {args.workers} is not allowed: must be an integer >= 1")
+    if args.runner and args.workers:
+        raise ConfigError(f"--workers {args.workers} is not allowed with --runner slurm: the allocation's tasks "
+                          "are the workers (srun -n K gives K - 2)")
     output = args.output or os.path.join("results", os.path.splitext(os.path.basename(args.run_file))[0] + ".h5")
     if args.plot:
         from ..plots.style import check_figure_path
@@ -110,8 +121,10 @@ def run(args):
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
                           "--resume to start it)")
-    path = sweep(spec, output, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
-                 resume=True if args.resume else None, overwrite=args.force, progress=progress_enabled(args))
+    # inside an allocation only rank 1 (the client) gets past slurm_runner; the others serve and exit
+    with slurm_runner(spec.cluster_spec) if args.runner else nullcontext((None, None)) as (client, _):
+        path = sweep(spec, output, client=client, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
+                     resume=True if args.resume else None, overwrite=args.force, progress=progress_enabled(args))
     report(args, f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
         if os.path.dirname(args.plot):

@@ -14,7 +14,6 @@ import socket
 from ..errors import ConfigError, StoreError
 from ..model.layout import OBSERVABLES
 from ..model.spec import require_int
-from .cluster import slurm_kwargs
 from .runfile import RunSpec
 from .store import check_output
 from .tasks import GPU_CLASSIFY_ROWS
@@ -23,24 +22,12 @@ from .tasks import GPU_CLASSIFY_ROWS
 SCHEDULER_TIMEOUT = 5.0
 
 
-def check_cluster_table(table: dict) -> None:
-    """The values of a ``[cluster]`` table: memory (e.g. "4GB"), walltime (HH:MM:SS), lifetime and
-    lifetime_stagger (e.g. "55m") and their consistency (:func:`meanfield.sweeps.cluster.slurm_kwargs`)."""
-    from dask.utils import parse_bytes, parse_timedelta
-    checks = {"memory": (parse_bytes, 'a size such as "4GB"'),
-              "lifetime": (parse_timedelta, 'a duration such as "55m"'),
-              "lifetime_stagger": (parse_timedelta, 'a duration such as "2m"')}
-    for key, (parse, allowed) in checks.items():
-        if key in table:
-            try:
-                value = parse(table[key])
-            except (ValueError, KeyError, TypeError):
-                value = None
-            if value is None or value <= 0:
-                raise ConfigError(f"cluster.{key} = {table[key]!r} is not allowed: must be {allowed}")
-    slurm_kwargs(table)                              # walltime, lifetime < walltime
-    if table.get("kind") == "slurm" and importlib.util.find_spec("dask_jobqueue") is None:
-        raise ConfigError("cluster.kind = 'slurm' needs dask-jobqueue: pip install 'meanfield[cluster]'")
+def check_cluster_table(run: RunSpec, slurm: bool = False) -> None:
+    """SLURM (``--slurm`` or ``kind = "slurm"``) needs dask-jobqueue; the table's values were checked when the
+    run file was loaded (:mod:`meanfield.sweeps.clusterspec`)."""
+    if (slurm or run.cluster_spec.kind == "slurm") and importlib.util.find_spec("dask_jobqueue") is None:
+        source = "--slurm" if slurm else "cluster.kind = 'slurm'"
+        raise ConfigError(f"{source} needs dask-jobqueue: pip install 'meanfield[cluster]'")
 
 
 def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
@@ -76,12 +63,12 @@ def task_nbytes(run: RunSpec) -> int:
 
 def _worker_memory(run: RunSpec, workers: int | None, slurm: bool):
     """Memory per worker process of a local or SLURM cluster, or None when unknown (external cluster)."""
-    table = run.cluster
-    if slurm or table.get("kind") == "slurm":
+    spec = run.cluster_spec
+    if slurm or spec.kind == "slurm":
         from dask.utils import parse_bytes
-        return parse_bytes(table.get("memory", "4GB")) / int(table.get("processes", table.get("cores", 1)))
+        return parse_bytes(spec.memory) / spec.processes
     import psutil
-    return psutil.virtual_memory().total / (workers or table.get("workers") or len(os.sched_getaffinity(0)))
+    return psutil.virtual_memory().total / (workers or spec.workers or len(os.sched_getaffinity(0)))
 
 
 def check_sweep(run: RunSpec, out, *, client=None, scheduler: str | None = None, slurm: bool = False,
@@ -90,13 +77,12 @@ def check_sweep(run: RunSpec, out, *, client=None, scheduler: str | None = None,
     is touched; returns the output path. See the module docstring."""
     if workers is not None:
         require_int("workers", workers, 1)
-    check_cluster_table(run.cluster)
     local = client is None and not scheduler
-    if slurm and importlib.util.find_spec("dask_jobqueue") is None:
-        raise ConfigError("--slurm needs dask-jobqueue: pip install 'meanfield[cluster]'")
+    if local:
+        check_cluster_table(run, slurm)
     if scheduler:
         check_scheduler(scheduler)
-    if local and not slurm and run.cluster.get("kind") != "slurm" and run.backend.startswith("cuda"):
+    if local and not slurm and run.cluster_spec.kind != "slurm" and run.backend.startswith("cuda"):
         from ..kernels.cuda import require_cuda
         require_cuda()                         # BackendError without a GPU, before anything starts
     memory = _worker_memory(run, workers, slurm) if local else None

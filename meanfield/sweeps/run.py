@@ -1,8 +1,10 @@
 """Running a sweep: the client loop. It checks everything before touching the output (:mod:`.preflight`),
 takes the output's writer lock (:mod:`.lock`), decides which file the points go to (:mod:`.output`), plans
 the tasks (:mod:`.plan`), submits them to a Dask cluster (:mod:`.cluster`), and writes each chunk as it
-arrives (:mod:`.store`), with a progress bar and retries; Ctrl-C stops cleanly with every finished chunk
-stored.
+arrives (:mod:`.store`), with a progress bar (points/s, ETA, workers alive, SLURM jobs running and pending)
+and retries. Ctrl-C and SIGTERM stop cleanly: every finished chunk is stored and every SLURM job the sweep
+submitted is cancelled. On a cluster meanfield does not control, the watchdog (:mod:`.watchdog`) ends a sweep
+that cannot progress with one line (:class:`~meanfield.errors.ClusterError`).
 
 Only the client writes the HDF5 file, chunk by chunk as results arrive, so an interrupted sweep keeps every
 finished chunk and a later call computes only what is missing (docs/storage.md §3, §5).
@@ -20,7 +22,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import ClusterError, StoreError
 from ..progress import progress_bar
 from .cluster import connect
 from .lock import writer_lock
@@ -52,13 +54,15 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
         (computes only the missing points; ``resume=False`` refuses instead, ``resume=True`` refuses a missing
         file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
         directories are created. Each session appends a provenance record (docs/storage.md §1).
-    client, scheduler, slurm, workers : where to compute: an existing ``distributed.Client``, the address of a
-        running scheduler, a SLURMCluster from ``[cluster]``, or (default) a LocalCluster of ``workers``
+    client, scheduler, slurm, workers : where to compute (:func:`~meanfield.sweeps.cluster.connect`): an
+        existing ``distributed.Client``, the address of a running scheduler, SLURM jobs from ``[cluster]``
+        (``slurm=True`` or ``kind = "slurm"``; ``workers`` = jobs), or (default) a LocalCluster of ``workers``
         single-threaded processes (default: one per core).
     overwrite : replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
         only once every point is done (stopped earlier, ``out`` is unchanged and the next call continues).
     progress : show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
-        compilation) and the dashboard address on stderr, and say so when ``out`` is already complete.
+        compilation; workers alive and SLURM jobs on a cluster meanfield does not control) and the dashboard
+        address on stderr, and say so when ``out`` is already complete.
     retries : times a failed task is retried.
     callback : called as ``callback(done, total)`` after each chunk is written.
 
@@ -78,17 +82,20 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
                       file=sys.stderr)
             return out if target.work == out else target.finish(target.open())
-        with connect(run, client, scheduler, slurm, workers) as (c, n_workers):
-            check_workers(c, run)
+        with _sigterm_interrupts(), connect(run, client, scheduler, slurm, workers) as where:
+            check_workers(where.client, run)
             f = target.open()
             hosts = set()
-            _record(f, run, c, n_workers, "create" if target.create else "resume", client, scheduler, slurm)
+            _record(f, run, where.client, where.workers, "create" if target.create else "resume", client,
+                    scheduler, slurm)
             try:
-                _compute(run, f, c, n_workers, progress, retries, callback, hosts)
-            except BaseException:
+                _compute(run, f, where, progress, retries, callback, hosts)
+            except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _end_record(f, hosts)
                 f.close()
+                if isinstance(exc, ClusterError):        # one line: why, and what is stored
+                    raise ClusterError(f"{exc}; {target.stopped(written)}") from None
                 print(f"meanfield sweep: stopped; {target.stopped(written)}", file=sys.stderr)
                 raise
             _end_record(f, hosts)
@@ -102,7 +109,7 @@ def _record(f, run: RunSpec, c, n_workers: int, action: str, client, scheduler, 
     elif scheduler:
         where = f"scheduler {scheduler}"
     else:
-        where = "slurm" if slurm or run.cluster.get("kind") == "slurm" else "local"
+        where = "slurm" if slurm or run.cluster_spec.kind == "slurm" else "local"
     hosts = sorted({w.get("host", "?") for w in c.scheduler_info().get("workers", {}).values()})
     todo = int((~done_flags(f)).sum())
     log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, f.filename, todo,
@@ -116,10 +123,13 @@ def _end_record(f, hosts: set) -> None:
         update_provenance(f, computed_on=sorted(hosts), ended=now(), points_done=int(done_flags(f).sum()))
 
 
-def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, callback, hosts: set) -> None:
-    """Submit the tasks of the points not done in ``f`` and write each chunk as it arrives; the hosts that
-    computed them are added to ``hosts``."""
+def _compute(run: RunSpec, f, where, progress: bool, retries: int, callback, hosts: set) -> None:
+    """Submit the tasks of the points not done in ``f`` (to ``where``, a
+    :class:`~meanfield.sweeps.cluster.Connection`) and write each chunk as it arrives; the hosts that computed
+    them are added to ``hosts``."""
     from dask.distributed import as_completed
+
+    c, n_workers, watchdog = where
 
     done = done_flags(f)
     total = run.n_points
@@ -147,6 +157,8 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
             while not pending.is_empty():
                 if stop.is_set():
                     raise KeyboardInterrupt
+                if watchdog is not None and watchdog.check() and getattr(bar, "postfix", None) != watchdog.status:
+                    bar.set_postfix_str(watchdog.status)
                 if not pending.has_ready():
                     time.sleep(POLL)
                     continue
@@ -157,6 +169,8 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
                     del futures[future.key]
                     written += len(result["index"])
                     bar.update(len(result["index"]))
+                    if watchdog is not None:
+                        watchdog.progressed()
                     if callback is not None:
                         callback(written, total)
     except BaseException:
@@ -169,18 +183,33 @@ def _compute(run: RunSpec, f, c, n_workers: int, progress: bool, retries: int, c
 
 @contextmanager
 def _ctrl_c():
-    """Ctrl-C (SIGINT) as an event the client loop checks between chunks. Raised where it lands, the
-    KeyboardInterrupt could land in a destructor of Dask's, where Python prints and drops it and the sweep
+    """Ctrl-C (SIGINT) and SIGTERM as an event the client loop checks between chunks. Raised where it lands,
+    the KeyboardInterrupt could land in a destructor of Dask's, where Python prints and drops it and the sweep
     runs on; checked here, it always stops the sweep (within :data:`POLL` s)."""
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def _sigterm_interrupts():
+    """SIGTERM raises KeyboardInterrupt while a cluster is up (main thread only), as Ctrl-C does, so that the
+    cluster is closed and every SLURM job of the sweep cancelled."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = ["sweep", "RETRIES"]

@@ -41,8 +41,8 @@ A run file (see ``runs/*.toml``)::
     chains = 8                    # independent chains per line, so every worker has work
     pre_steps = 0
 
-    [cluster]                     # optional: local (default) or slurm (dask-jobqueue)
-    kind = "local"
+    [cluster]                     # optional: where to compute (keys: meanfield.sweeps.clusterspec)
+    kind = "local"                # local (default) or slurm; SLURM also with --slurm
 
     [finite]                      # optional: the finite-N network instead of the MF (docs/model.md §6)
     n_bits = [990, 9900, 99000]   # an extra last grid axis n_bits; multiples of the model's N_se
@@ -65,8 +65,9 @@ from ..errors import ConfigError
 from ..model.layout import OBSERVABLES, batch_parameters
 from ..model.spec import require_int
 from ..presets import preset, preset_keys
+from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
 from .tables import (MODEL_AXES, START_KEYS, TOP_KEYS, Axis, ContinuationSpec, FiniteSpec, RecordSpec, ReductionSpec,
-                     StartSpec, check_keys, check_points, parse_cluster, parse_continuation, parse_finite, parse_grid,
+                     StartSpec, check_keys, check_points, parse_continuation, parse_finite, parse_grid,
                      parse_lyapunov, parse_record, parse_reductions, parse_start)
 
 #: Backend names of :func:`meanfield.simulate.simulate_batch`.
@@ -111,6 +112,11 @@ class RunSpec:
         if seed is not None:
             table["seed"] = seed
         return preset(table.pop("preset", "paper"), **table)
+
+    @cached_property
+    def cluster_spec(self) -> ClusterSpec:
+        """The validated ``[cluster]`` table (:mod:`.clusterspec`); :attr:`cluster` keeps it as written."""
+        return parse_cluster(self.cluster)
 
     @property
     def _seed_axis(self) -> Axis | None:
@@ -245,7 +251,8 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         record=parse_record(data.get("record", {})), start=parse_start(data.get("start", {})),
         continuation=None if "continuation" not in data else parse_continuation(data["continuation"], axes),
         chunk=require_int("chunk", data.get("chunk", 16), 1), backend=str(data.get("backend", "cpu")),
-        cluster=parse_cluster(data.get("cluster", {})), source=source)
+        cluster=dict(check_keys(data.get("cluster", {}), CLUSTER_KEYS, "cluster")), source=source)
+    parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
     model = run.model                                    # preset name and overrides checked here
     _check_model_axes(run, preset_name)
     object.__setattr__(run, "reductions", parse_reductions(data.get("reductions", {}), model.n_features))

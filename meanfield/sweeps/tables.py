@@ -1,5 +1,5 @@
 """The tables of a run file (``[grid]``, ``[record]``, ``[reductions]``, ``[start]``, ``[continuation]``,
-``[cluster]``, ``[finite]``): one frozen dataclass and one validator each. :mod:`.runfile` assembles them into a
+``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each. :mod:`.runfile` assembles them into a
 :class:`~meanfield.sweeps.runfile.RunSpec`. A mistake is a :class:`~meanfield.errors.ConfigError` naming the
 key, the value and what is allowed, raised before any compilation.
 """
@@ -24,8 +24,6 @@ MODEL_AXES = ("seed",)
 #: Keys a grid axis may name: any scalar model parameter, the PID gains and the model axes.
 AXIS_NAMES = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS) + MODEL_AXES
 FINITE_KEYS = ("n_bits", "replicas", "seed", "sampler", "aligned_steps")
-CLUSTER_KEYS = ("kind", "workers", "cores", "processes", "memory", "walltime", "queue", "account",
-                "lifetime", "lifetime_stagger", "job_extra", "interface", "local_directory")
 #: Most points one sweep may have (2500 times the paper's Figure 3 sweep): the client holds a flag and a plan
 #: entry per point, and the file allocates every point when it is created. Larger grids: several run files.
 MAX_POINTS = 10_000_000
@@ -316,14 +314,3 @@ def parse_lyapunov(value, model) -> int:
     if value is False:
         return 0
     return require_int("lyapunov", value, 0, full)
-
-
-def parse_cluster(table) -> dict:
-    check_keys(table, CLUSTER_KEYS, "cluster")
-    kind = table.get("kind", "local")
-    if kind not in ("local", "slurm"):
-        raise ConfigError(f"cluster.kind = {kind!r} is not allowed: choose local or slurm")
-    for key in ("workers", "cores", "processes"):
-        if key in table:
-            require_int(f"cluster.{key}", table[key], 1)
-    return dict(table)

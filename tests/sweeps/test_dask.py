@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from .helpers import BIN, assert_same, read_all, tiny_text
+from .helpers import BIN, assert_same, done_count, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 CONT = "\n[continuation]\naxis = 'beta_o'\ndirection = 'both'\nchains = 3\npre_steps = 50\n"
@@ -85,21 +85,13 @@ def test_cli_with_external_scheduler(external_cluster, reference, write_run, tmp
     assert bad.returncode == 2 and "another run spec" in bad.stderr
 
 
-def _done_count(path):
-    try:
-        with h5py.File(path, "r", locking=False) as f:
-            return int(f["done"][...].sum())
-    except (OSError, KeyError):
-        return 0
-
-
 def test_resume_after_sigkill_of_the_client(external_cluster, client, reference, write_run, tmp_path):
     text = tiny_text(num=48, steps=20000, transient=5000, lyapunov=12, chunk=1)
     out = tmp_path / "killed.h5"
     proc = subprocess.Popen([f"{BIN}/meanfield", "sweep", write_run(text), "-o", str(out), "--scheduler",
                              external_cluster, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     end = time.time() + 240
-    while _done_count(out) < 4 and proc.poll() is None and time.time() < end:
+    while done_count(out) < 4 and proc.poll() is None and time.time() < end:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

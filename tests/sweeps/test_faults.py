@@ -85,7 +85,7 @@ def _gpu() -> bool:
 
 
 BAD_SETTINGS = {
-    "cluster.walltime": (tiny_text() + "\n[cluster]\nwalltime = '1h'\n", {}),
+    "cluster.walltime": (tiny_text() + "\n[cluster]\nwalltime = '90'\n", {}),     # SLURM: minutes; dask: seconds
     "cluster.memory": (tiny_text() + "\n[cluster]\nmemory = '4 GiBs'\n", {}),
     "cluster.lifetime": (tiny_text() + "\n[cluster]\nlifetime = 'soon'\n", {}),
     "backend": (tiny_text().replace("chunk = 4", "chunk = 4\nbackend = 'cuda'"), {}),

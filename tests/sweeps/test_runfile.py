@@ -12,7 +12,7 @@ import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
 from meanfield.kernels.reductions import band_points, orbit_histogram, reduce_points
 from meanfield.sweeps.store import create_sweep, read_points, sweep_layout, write_points
-from meanfield.sweeps.cluster import slurm_kwargs
+from meanfield.sweeps.slurm import slurm_kwargs
 from meanfield.sweeps.plan import parents_of, plan
 
 from .helpers import tiny_text
@@ -176,22 +176,65 @@ def test_reductions_on_a_known_orbit():
     assert reduce_points(series[None], spec)["distinct"][0].tolist() == [-1, -1, -1]
 
 
+def cluster_run(**table):
+    """The tiny run with a [cluster] table of ``table`` (TOML values written by hand: strings, ints, lists)."""
+    lines = [f"{k} = {v!r}".replace("'", '"') if not isinstance(v, dict) else
+             f"{k} = {{ {', '.join(f'{a} = {b!r}' for a, b in v.items())} }}".replace("'", '"')
+             for k, v in table.items()]
+    return mf.load_run(tiny_text() + "\n[cluster]\n" + "\n".join(lines) + "\n")
+
+
 def test_slurm_job_script_from_cluster_table():
     pytest.importorskip("dask_jobqueue")
     from dask_jobqueue import SLURMCluster
-    table = {"kind": "slurm", "cores": 8, "memory": "16GB", "walltime": "02:00:00", "queue": "compute",
-             "account": "proj42", "lifetime": "110m"}
-    run = mf.load_run(tiny_text() + "\n[cluster]\n" + "\n".join(
-        f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in table.items()).replace("'", '"'))
-    kwargs = slurm_kwargs(run.cluster)
-    with SLURMCluster(**kwargs, scheduler_options={"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}) as c:
+    run = cluster_run(kind="slurm", cores=8, memory="16GB", walltime="1-02:00:00", queue="compute",
+                      account="proj42", lifetime="25h", lifetime_stagger="10m", job_extra=["--gres=gpu:1"],
+                      log_directory="slurm-logs", scheduler_options={"host": "127.0.0.1"})
+    kwargs = slurm_kwargs(run.cluster_spec, "meanfield-test")
+    assert kwargs["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787", "host": "127.0.0.1"}
+    kwargs["scheduler_options"]["dashboard_address"] = "127.0.0.1:0"
+    with SLURMCluster(**kwargs) as c:
         script = c.job_script()
-    for needle in ("#SBATCH --cpus-per-task=8", "#SBATCH -t 02:00:00", "#SBATCH -p compute", "#SBATCH -A proj42",
-                   "--lifetime 110m", "--nworkers 8", "--nthreads 1", "NUMBA_NUM_THREADS=1"):
+    # 25 h = 90000 s, 10 min = 600 s; one single-threaded worker process per core; no restart inside the job
+    for needle in ("#SBATCH --cpus-per-task=8", "#SBATCH -t 1-02:00:00", "#SBATCH -p compute", "#SBATCH -A proj42",
+                   "#SBATCH -J meanfield-test", "#SBATCH --gres=gpu:1", "#SBATCH -o slurm-logs/meanfield-test-%J.out",
+                   "--lifetime 90000s", "--lifetime-stagger 600s", "--nworkers 8", "--nthreads 1",
+                   "NUMBA_NUM_THREADS=1"):
         assert needle in script, needle
+    assert "--lifetime-restart" not in script
     assert "#SBATCH --mem=15G" in script or "#SBATCH --mem=16G" in script
-    with pytest.raises(ConfigError, match="lifetime"):
-        slurm_kwargs({"walltime": "01:00:00", "lifetime": "2h"})
+
+
+@pytest.mark.parametrize("walltime, seconds", [("1h", 3600), ("90m", 5400), ("2 days", 172800), ("45:00", 2700),
+                                               ("01:30:00", 5400), ("2-00", 172800), ("2-01:30", 178200),
+                                               ("1-00:00:30", 86430)])
+def test_walltime_forms(walltime, seconds):
+    spec = cluster_run(walltime=walltime).cluster_spec
+    assert spec.walltime == seconds
+    # default: workers retire by a fifth of the walltime (at most 5 min) before SLURM's limit
+    assert spec.lifetime + spec.lifetime_stagger == seconds - min(300, seconds / 5)
+
+
+@pytest.mark.parametrize("table, words", [
+    ({"kind": "pbs"}, ["cluster.kind", "'pbs'", "slurm"]),
+    ({"walltime": "30"}, ["cluster.walltime", "'30'", "ambiguous"]),
+    ({"walltime": "1 fortnight"}, ["cluster.walltime", "fortnight", "[D-]HH:MM:SS"]),
+    ({"walltime": "00:10:00", "lifetime": "580s"}, ["cluster.lifetime", "'580s'", "walltime"]),
+    ({"lifetime_stagger": "2h"}, ["cluster.lifetime_stagger", "'2h'"]),
+    ({"cores": 4, "processes": 3}, ["cluster.processes", "3", "divide"]),
+    ({"cores": 0}, ["cluster.cores", "0", ">= 1"]),
+    ({"jobs": 4, "max_jobs": 2}, ["cluster.max_jobs", "2", ">= 4"]),
+    ({"kind": "slurm", "workers": 3}, ["cluster.workers", "3", "jobs"]),
+    ({"memory": "lots"}, ["cluster.memory", "'lots'", "4GB"]),
+    ({"job_extra": "--gres=gpu:1"}, ["cluster.job_extra", "list"]),
+    ({"scheduler_options": {"dashboard": ":8787"}}, ["cluster.scheduler_options", "dashboard", "dashboard_address"]),
+    ({"scheduler_options": {"port": -1}}, ["cluster.scheduler_options.port", "-1"]),
+    ({"patience": "soon"}, ["cluster.patience", "soon"]),
+])
+def test_bad_cluster_values_are_named(table, words):
+    with pytest.raises(ConfigError) as err:
+        cluster_run(**table)
+    assert all(w in str(err.value) for w in words), str(err.value)
 
 
 def test_replace_and_overrides_revalidate():

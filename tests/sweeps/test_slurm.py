@@ -1,0 +1,242 @@
+"""Sweeps on a real SLURM (slurmctld and slurmd; `.ci/slurm-up` starts a single-node one as root): jobs give the
+LocalCluster's arrays bit for bit, also across three walltimes and after `scancel` of a job; a job SLURM can
+never start ends the sweep with the watchdog's line; SIGTERM leaves no job behind; `srun` + SLURMRunner
+resumes a file. Skipped, with the reason, when no SLURM answers. Sizes are small: the kernel comes from numba's
+disk cache in every worker."""
+from __future__ import annotations
+
+import getpass
+import glob
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+from .helpers import BIN, assert_same, done_count, read_all, tiny_text
+
+pytestmark = [pytest.mark.slurm, pytest.mark.dask]
+#: The test cluster's scheduler listens on the loopback interface, like the single node.
+SCHEDULER = "scheduler_options = { host = '127.0.0.1', dashboard_address = '127.0.0.1:0' }"
+
+
+def _no_slurm() -> str | None:
+    """Why no SLURM is reachable, or None."""
+    if shutil.which("sinfo") is None or shutil.which("sbatch") is None:
+        return "the SLURM commands (sinfo, sbatch) are not on PATH"
+    try:
+        out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        return "sinfo did not answer within 20 s"
+    if out.returncode:
+        return f"sinfo failed: {out.stderr.strip()}"
+    if not {"idle", "mixed", "allocated"} & set(out.stdout.split()):
+        return f"no node is up (sinfo: {' '.join(out.stdout.split()) or 'no nodes'})"
+    try:
+        import dask_jobqueue  # noqa: F401
+    except ImportError:
+        return "dask-jobqueue is not installed"
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    """The largest node's CPU count; skips the module when no SLURM is reachable."""
+    reason = _no_slurm()
+    if reason:
+        pytest.skip(f"no SLURM reachable: {reason} (`.ci/slurm-up DIR` starts one, as root)")
+    out = subprocess.run(["sinfo", "-h", "-N", "-o", "%c"], capture_output=True, text=True, check=True).stdout
+    return max(int(c.rstrip("+")) for c in out.split())
+
+
+def slurm_text(text: str, logs, **table) -> str:
+    """``text`` with a [cluster] table for this machine's SLURM: kind slurm, 1 core and 1 GB per job."""
+    lines = [f"{k} = {v!r}".replace("'", '"') for k, v in {"kind": "slurm", "cores": 1, "memory": "1GB",
+                                                              "log_directory": str(logs), **table}.items()]
+    return text + "\n[cluster]\n" + "\n".join(lines) + "\n" + SCHEDULER + "\n"
+
+
+def local(text: str, path, workers: int = 2) -> dict:
+    """The LocalCluster's arrays of ``text`` (the reference every SLURM run must equal bit for bit)."""
+    mf.sweep(text, path, workers=workers, progress=False)
+    return read_all(path)
+
+
+#: The quick sweep of the two-job and the srun tests.
+QUICK = tiny_text(num=24, steps=2000, transient=500, chunk=2)
+
+
+@pytest.fixture(scope="module")
+def quick(slurm, tmp_path_factory):
+    """The LocalCluster's arrays of :data:`QUICK`."""
+    return local(QUICK, tmp_path_factory.mktemp("quick") / "local.h5")
+
+
+def cli(run_file, out, *extra) -> list:
+    return [f"{BIN}/meanfield", "sweep", str(run_file), "-o", str(out), "--no-progress", *extra]
+
+
+def live_jobs() -> list:
+    """This user's meanfield jobs that are queued, running or completing."""
+    out = subprocess.run(["squeue", "-h", "-u", getpass.getuser(), "-o", "%i %j %T"], capture_output=True,
+                         text=True, check=True).stdout
+    return [line for line in out.splitlines() if " meanfield-" in line]
+
+
+def wait_until(condition, timeout: float, what: str):
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.2)
+
+
+def job_ids(logs) -> set:
+    """SLURM job ids that ran a worker of the sweep (dask-jobqueue names the logs <job name>-<id>.err)."""
+    return {re.search(r"-(\d+)\.err$", path).group(1) for path in glob.glob(os.path.join(logs, "*.err"))}
+
+
+def test_two_jobs_equal_local_bitwise(slurm, quick, tmp_path):
+    (tmp_path / "run.toml").write_text(slurm_text(QUICK, tmp_path / "logs", jobs=2, walltime="10m"))
+    done = subprocess.run(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert_same(read_all(tmp_path / "slurm.h5"), quick)
+    assert len(job_ids(tmp_path / "logs")) == 2
+    wait_until(lambda: not live_jobs(), 30, "the sweep's jobs leave the queue")
+
+
+def _seconds_per_point(text: str) -> float:
+    """This machine's single-thread time of one point of ``text`` (median of three 2-point chunks)."""
+    from meanfield.sweeps.tasks import compute_chunk
+    run = mf.load_run(text)
+    compute_chunk(run, np.array([0]), np.array([-1]))            # numba's cache loaded
+    times = []
+    for start in (1, 3, 5):
+        begin = time.perf_counter()
+        compute_chunk(run, np.arange(start, start + 2), np.array([-1, -1]))
+        times.append((time.perf_counter() - begin) / 2)
+    return sorted(times)[1]
+
+
+def test_sweep_spanning_three_walltimes_equals_local(slurm, tmp_path):
+    """One job of walltime 1 min whose worker retires after 40 ± 5 s: the sweep (sized to three minutes of one
+    core, plus the jobs' restarts) is served by successive jobs, none killed by SLURM, and equals the
+    LocalCluster's arrays."""
+    walltime = 60
+    per_point = _seconds_per_point(tiny_text(num=8, steps=20000, transient=5000, lyapunov=12, chunk=2))
+    num = math.ceil(3 * walltime / per_point)
+    text = tiny_text(num=num, steps=20000, transient=5000, lyapunov=12, chunk=max(1, round(2 / per_point)))
+    logs = tmp_path / "logs"
+    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="40s",
+                                                  lifetime_stagger="5s", patience="5m"))
+    begin = time.monotonic()
+    proc = subprocess.Popen(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        reference = local(text, tmp_path / "local.h5", workers=1)   # meanwhile, on the other core
+        _, stderr = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    elapsed = time.monotonic() - begin
+    assert proc.returncode == 0, stderr
+    assert_same(read_all(tmp_path / "slurm.h5"), reference)
+    assert elapsed >= 3 * walltime, f"the sweep took {elapsed:.0f} s, not three walltimes ({num} points)"
+    assert len(job_ids(logs)) >= 3, "every job ran one worker generation; the sweep needed at least three"
+    logged = "".join(open(path).read() for path in glob.glob(os.path.join(logs, "*.err")))
+    assert "worker-lifetime-reached" in logged and "DUE TO TIME LIMIT" not in logged
+    print(f"three walltimes: {num} points, {elapsed:.0f} s, jobs {sorted(job_ids(logs), key=int)}")
+
+
+def test_scancel_of_a_job_mid_run_changes_nothing(slurm, tmp_path):
+    text = tiny_text(num=24, steps=60000, transient=10000, lyapunov=12, chunk=1)
+    logs = tmp_path / "logs"
+    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=2, walltime="10m"))
+    out = tmp_path / "slurm.h5"
+    proc = subprocess.Popen(cli(tmp_path / "run.toml", out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        wait_until(lambda: done_count(out) >= 2 or proc.poll() is not None, 240, "two points written")
+        running = [line.split()[0] for line in live_jobs() if line.endswith("RUNNING")]
+        assert running and proc.poll() is None, "the sweep should still run on its jobs"
+        subprocess.run(["scancel", running[0]], check=True)
+        reference = local(text, tmp_path / "local.h5")
+        _, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    assert_same(read_all(out), reference)
+    assert running[0] not in {line.split()[0] for line in live_jobs()}
+
+
+def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(slurm, tmp_path):
+    text = tiny_text(num=12, chunk=1)
+    out = tmp_path / "partial.h5"
+
+    def interrupt(done, total):
+        if done >= 4:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        mf.sweep(text, out, workers=1, progress=False, callback=interrupt)
+    before = read_all(out)
+    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", cores=slurm + 1, walltime="10m",
+                                                  patience="2m"))
+    begin = time.monotonic()
+    done = subprocess.run(cli(tmp_path / "run.toml", out), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 3, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "can never start" in lines[0] and f"cluster.cores = {slurm + 1}" in lines[0], lines
+    assert time.monotonic() - begin < 120, "SLURM's verdict is final: no need to wait for the patience"
+    assert_same(read_all(out), before)
+    wait_until(lambda: not live_jobs(), 30, "the pending job is cancelled")
+
+
+def test_sigterm_cancels_every_job_and_keeps_finished_chunks(slurm, tmp_path):
+    text = tiny_text(num=40, steps=60000, transient=10000, lyapunov=12, chunk=1)
+    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", jobs=2, walltime="10m"))
+    out = tmp_path / "slurm.h5"
+    proc = subprocess.Popen(cli(tmp_path / "run.toml", out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        wait_until(lambda: done_count(out) >= 2 or proc.poll() is not None, 240, "two points written")
+        assert proc.poll() is None and len(live_jobs()) == 2
+        os.kill(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "interrupted" in stderr
+    # scancel ran before the client exited: nothing of the sweep is queued or running any more
+    assert not [line for line in live_jobs() if not line.endswith("COMPLETING")]
+    wait_until(lambda: not live_jobs(), 30, "the cancelled jobs finish completing")
+    assert 2 <= done_count(out) < 40
+
+
+def test_srun_with_slurm_runner_resumes_the_same_file(slurm, quick, tmp_path):
+    """`srun -n 3 meanfield sweep --runner slurm` (scheduler, client, one worker in one allocation) resumes a
+    file a local sweep left half done and gives the LocalCluster's arrays."""
+    out = tmp_path / "resumed.h5"
+
+    def interrupt(done, total):
+        if done >= 8:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        mf.sweep(QUICK, out, workers=1, progress=False, callback=interrupt)
+    (tmp_path / "run.toml").write_text(QUICK + f"\n[cluster]\nlog_directory = '{tmp_path / 'logs'}'\n{SCHEDULER}\n")
+    done = subprocess.run(["srun", "-n", "3", "--overcommit", "-t", "10", *cli(tmp_path / "run.toml", out,
+                                                                                  "--runner", "slurm")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.count("wrote ") == 1                      # only the client rank writes
+    assert_same(read_all(out), quick)
+    assert not glob.glob(str(tmp_path / "logs" / "meanfield-scheduler-*.json"))
