@@ -28,11 +28,21 @@ class Connection(NamedTuple):
 
 
 def local_cluster(workers: int | None = None):
-    """A LocalCluster of single-threaded worker processes (default: one per available core)."""
+    """A LocalCluster of single-threaded worker processes (default: one per available core), each of which
+    leaves the terminal's process group as it starts (:func:`dask_setup`)."""
     from dask.distributed import LocalCluster
     workers = workers or len(os.sched_getaffinity(0))
     return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), silence_logs=logging.CRITICAL)   # task errors reach the client as exceptions; this hides shutdown noise
+                        dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), preload=[__name__],
+                        silence_logs=logging.CRITICAL)   # task errors reach the client as exceptions
+
+
+def dask_setup(worker) -> None:
+    """Preload of a local worker process: a process group of its own, so that Ctrl-C in a terminal (which
+    signals the whole foreground group) reaches only the client, which stops the sweep and closes the
+    workers; they print no tracebacks of their own. A worker still ends with its client (dask watches the
+    parent process)."""
+    os.setpgid(0, 0)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import h5py
@@ -139,3 +140,20 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
         mf.sweep(text, tmp_path / "killed.h5", client=c, progress=False, callback=kill)
         assert killed and next(iter(c.run(os.getpid).values())) != pid
     assert_same(read_all(tmp_path / "killed.h5"), reference(text))
+
+
+def test_ctrl_c_in_a_terminal_stops_without_worker_tracebacks(write_run, tmp_path):
+    """A terminal's Ctrl-C signals the whole foreground process group: only the client may react (the local
+    workers have left the group), so stderr holds meanfield's lines and no traceback."""
+    out = tmp_path / "ctrl_c.h5"
+    text = tiny_text(num=40, steps=20000, transient=5000, lyapunov=12, chunk=1)
+    proc = subprocess.Popen([sys.executable, "-m", "meanfield", "sweep", write_run(text), "-o", str(out), "--workers",
+                             "2", "--no-progress"], start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    end = time.time() + 240
+    while done_count(out) < 2 and proc.poll() is None and time.time() < end:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "interrupted" in stderr and 2 <= done_count(out) < 40

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import getpass
 import glob
+import importlib.util
 import math
 import os
 import re
@@ -38,9 +39,7 @@ def _no_slurm() -> str | None:
         return f"sinfo failed: {out.stderr.strip()}"
     if not {"idle", "mixed", "allocated"} & set(out.stdout.split()):
         return f"no node is up (sinfo: {' '.join(out.stdout.split()) or 'no nodes'})"
-    try:
-        import dask_jobqueue  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("dask_jobqueue") is None:
         return "dask-jobqueue is not installed"
     return None
 
