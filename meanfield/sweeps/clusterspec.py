@@ -22,9 +22,9 @@ CLUSTER_KEYS = ("kind", "workers", "jobs", "max_jobs", "cores", "processes", "me
                 "log_directory", "job_extra", "scheduler_options")
 #: Keys of ``scheduler_options`` (passed to ``distributed.Scheduler``).
 SCHEDULER_KEYS = ("host", "port", "interface", "dashboard_address", "protocol")
-#: The scheduler's dashboard listens on the loopback interface unless ``scheduler_options`` says otherwise
-#: (reach it with ``ssh -L 8787:localhost:8787 LOGIN-NODE``).
-DASHBOARD = "127.0.0.1:8787"
+#: The scheduler's dashboard listens on the loopback interface, on a free port (printed), unless
+#: ``scheduler_options`` says otherwise (reach it with ``ssh -L PORT:127.0.0.1:PORT LOGIN-NODE``).
+DASHBOARD = "127.0.0.1:0"
 _SLURM_CLOCK = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 DURATION_FORMS = "a duration with a unit ('90m', '1h', '45s', '2 days') or SLURM's [D-]HH:MM:SS"
 

@@ -32,6 +32,9 @@ from .clusterspec import DASHBOARD, ClusterSpec
 #: Environment of worker processes: one numba/BLAS thread each, so processes x threads = cores.
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "OPENBLAS_NUM_THREADS": "1"}
+#: Seconds a worker waits for its scheduler before it exits (its job then ends): jobs of a client killed with
+#: SIGKILL do not run on to their walltime.
+DEATH_TIMEOUT = 60
 #: Seconds between two ``squeue`` calls (schedulers dislike being polled more often).
 QUEUE_POLL = 5.0
 #: The dashboard link of a loopback-bound dashboard (``Client.dashboard_link`` would name the scheduler's host).
@@ -67,6 +70,7 @@ def slurm_kwargs(spec: ClusterSpec, job_name: str = "meanfield") -> dict:
               "worker_extra_args": ["--lifetime", f"{spec.lifetime:g}s", "--lifetime-stagger",
                                     f"{spec.lifetime_stagger:g}s"],
               "job_extra_directives": list(spec.job_extra),
+              "death_timeout": DEATH_TIMEOUT,
               "scheduler_options": {"dashboard_address": DASHBOARD, **spec.scheduler_options}}
     for key in ("queue", "account", "interface", "local_directory", "log_directory"):
         if getattr(spec, key) is not None:
@@ -134,7 +138,10 @@ class SlurmJobs:
         return nodes(self.spec.queue)
 
     def never_starts(self) -> str | None:
-        """Why the jobs can never start, when a pending or refused job asks more than every node has."""
+        """Why SLURM can never start the sweep's jobs: sbatch calls the request invalid (account, partition,
+        QOS, time limit), or a pending or refused job asks for more than every node has; None otherwise."""
+        if self.errors and "invalid" in self.errors[-1].lower():
+            return f"sbatch refuses this sweep's jobs: {self.errors[-1]} (check the [cluster] table)"
         pending = [job for job, (state, _) in self.queue.items() if state == "PENDING"]
         if not pending and not self.errors:
             return None
@@ -209,8 +216,8 @@ def _elastic_cluster(slurm, errors: list):
             try:
                 await super().start()
             except RuntimeError as exc:
-                lines = [line for line in str(exc).splitlines() if "error" in line.lower()]
-                errors.append(lines[-1].strip() if lines else str(exc).splitlines()[0])
+                lines = [line.split("error:", 1)[-1].strip() for line in str(exc).splitlines() if "error:" in line]
+                errors.append(lines[-1] if lines else str(exc).splitlines()[0])
                 self.status = Status.running       # started as far as dask is concerned; job_id stays None
 
         async def close(self):

@@ -191,14 +191,14 @@ def test_slurm_job_script_from_cluster_table():
                       account="proj42", lifetime="25h", lifetime_stagger="10m", job_extra=["--gres=gpu:1"],
                       log_directory="slurm-logs", scheduler_options={"host": "127.0.0.1"})
     kwargs = slurm_kwargs(run.cluster_spec, "meanfield-test")
-    assert kwargs["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787", "host": "127.0.0.1"}
-    kwargs["scheduler_options"]["dashboard_address"] = "127.0.0.1:0"
+    assert kwargs["scheduler_options"] == {"dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"}
     with SLURMCluster(**kwargs) as c:
         script = c.job_script()
-    # 25 h = 90000 s, 10 min = 600 s; one single-threaded worker process per core; no restart inside the job
+    # 25 h = 90000 s, 10 min = 600 s; one single-threaded worker process per core; no restart inside the job;
+    # workers whose scheduler is gone for a minute exit
     for needle in ("#SBATCH --cpus-per-task=8", "#SBATCH -t 1-02:00:00", "#SBATCH -p compute", "#SBATCH -A proj42",
                    "#SBATCH -J meanfield-test", "#SBATCH --gres=gpu:1", "#SBATCH -o slurm-logs/meanfield-test-%J.out",
-                   "--lifetime 90000s", "--lifetime-stagger 600s", "--nworkers 8", "--nthreads 1",
+                   "--lifetime 90000s", "--lifetime-stagger 600s", "--nworkers 8", "--nthreads 1", "--death-timeout 60",
                    "NUMBA_NUM_THREADS=1"):
         assert needle in script, needle
     assert "--lifetime-restart" not in script

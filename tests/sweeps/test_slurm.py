@@ -71,6 +71,13 @@ def local(text: str, path, workers: int = 2) -> dict:
 QUICK = tiny_text(num=24, steps=2000, transient=500, chunk=2)
 
 
+@pytest.fixture
+def two_cpus(slurm):
+    """Tests that run two one-core jobs side by side need a node with two CPUs."""
+    if slurm < 2:
+        pytest.skip(f"the largest SLURM node has {slurm} CPU; two one-core jobs need 2")
+
+
 @pytest.fixture(scope="module")
 def quick(slurm, tmp_path_factory):
     """The LocalCluster's arrays of :data:`QUICK`."""
@@ -101,7 +108,7 @@ def job_ids(logs) -> set:
     return {re.search(r"-(\d+)\.err$", path).group(1) for path in glob.glob(os.path.join(logs, "*.err"))}
 
 
-def test_two_jobs_equal_local_bitwise(slurm, quick, tmp_path):
+def test_two_jobs_equal_local_bitwise(two_cpus, quick, tmp_path):
     (tmp_path / "run.toml").write_text(slurm_text(QUICK, tmp_path / "logs", jobs=2, walltime="10m"))
     done = subprocess.run(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), capture_output=True, text=True,
                           timeout=300)
@@ -125,15 +132,17 @@ def _seconds_per_point(text: str) -> float:
 
 
 def test_sweep_spanning_three_walltimes_equals_local(slurm, tmp_path):
-    """One job of walltime 1 min whose worker retires after 40 ± 5 s: the sweep (sized to three minutes of one
+    """One job of walltime 1 min whose worker retires after 30 ± 5 s: the sweep (sized to three minutes of one
     core, plus the jobs' restarts) is served by successive jobs, none killed by SLURM, and equals the
-    LocalCluster's arrays."""
+    LocalCluster's arrays. A retiring worker ends its job only once its running chunk is done (the kernel does
+    not stop mid-call), so the 25 s left to the walltime hold the worker's start-up and one chunk (~2 s)
+    even on a loaded machine."""
     walltime = 60
     per_point = _seconds_per_point(tiny_text(num=8, steps=20000, transient=5000, lyapunov=12, chunk=2))
     num = math.ceil(3 * walltime / per_point)
     text = tiny_text(num=num, steps=20000, transient=5000, lyapunov=12, chunk=max(1, round(2 / per_point)))
     logs = tmp_path / "logs"
-    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="40s",
+    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="30s",
                                                   lifetime_stagger="5s", patience="5m"))
     begin = time.monotonic()
     proc = subprocess.Popen(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), stdout=subprocess.DEVNULL,
@@ -154,7 +163,7 @@ def test_sweep_spanning_three_walltimes_equals_local(slurm, tmp_path):
     print(f"three walltimes: {num} points, {elapsed:.0f} s, jobs {sorted(job_ids(logs), key=int)}")
 
 
-def test_scancel_of_a_job_mid_run_changes_nothing(slurm, tmp_path):
+def test_scancel_of_a_job_mid_run_changes_nothing(two_cpus, tmp_path):
     text = tiny_text(num=24, steps=60000, transient=10000, lyapunov=12, chunk=1)
     logs = tmp_path / "logs"
     (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=2, walltime="10m"))
@@ -176,7 +185,10 @@ def test_scancel_of_a_job_mid_run_changes_nothing(slurm, tmp_path):
     assert running[0] not in {line.split()[0] for line in live_jobs()}
 
 
-def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(slurm, tmp_path):
+@pytest.mark.parametrize("case", ["more cores than any node", "no such partition"])
+def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(case, slurm, tmp_path):
+    """SLURM's verdict is final (a job pending for PartitionConfig; sbatch refusing an invalid partition): the
+    watchdog stops at once, well within the patience, with one line; the points already stored stay."""
     text = tiny_text(num=12, chunk=1)
     out = tmp_path / "partial.h5"
 
@@ -186,19 +198,20 @@ def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(slurm, tmp_
     with pytest.raises(KeyboardInterrupt):
         mf.sweep(text, out, workers=1, progress=False, callback=interrupt)
     before = read_all(out)
-    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", cores=slurm + 1, walltime="10m",
-                                                  patience="2m"))
+    table, words = {"more cores than any node": ({"cores": slurm + 1}, ["can never start", f"cores = {slurm + 1}"]),
+                    "no such partition": ({"queue": "nosuch"}, ["sbatch refuses", "partition"])}[case]
+    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", walltime="10m", patience="2m", **table))
     begin = time.monotonic()
     done = subprocess.run(cli(tmp_path / "run.toml", out), capture_output=True, text=True, timeout=300)
     assert done.returncode == 3, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "can never start" in lines[0] and f"cluster.cores = {slurm + 1}" in lines[0], lines
-    assert time.monotonic() - begin < 120, "SLURM's verdict is final: no need to wait for the patience"
+    assert len(lines) == 1 and all(w in lines[0] for w in words) and "4/12 points are stored" in lines[0], lines
+    assert time.monotonic() - begin < 120, "no need to wait for the patience"
     assert_same(read_all(out), before)
     wait_until(lambda: not live_jobs(), 30, "the pending job is cancelled")
 
 
-def test_sigterm_cancels_every_job_and_keeps_finished_chunks(slurm, tmp_path):
+def test_sigterm_cancels_every_job_and_keeps_finished_chunks(two_cpus, tmp_path):
     text = tiny_text(num=40, steps=60000, transient=10000, lyapunov=12, chunk=1)
     (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", jobs=2, walltime="10m"))
     out = tmp_path / "slurm.h5"
