@@ -4,7 +4,7 @@ allocation shared by scheduler, client and workers (:func:`slurm_runner`, ``srun
 Jobs outlive their walltime (README, "Clusters and GPUs"): every worker retires after its ``lifetime`` (±
 ``lifetime_stagger``), strictly inside the walltime, and does not restart inside its job; its job then ends.
 dask's adaptive scaling (``adapt(minimum_jobs, maximum_jobs)``) keeps the job count, but it counts a job that
-ended as still planned (dask-jobqueue issue 691), so :meth:`SlurmJobs.poll` asks ``squeue`` which of the
+ended as still planned (dask/dask-jobqueue#691 on GitHub), so :meth:`SlurmJobs.poll` asks ``squeue`` which of the
 sweep's jobs are still queued or running and forgets the others; adapt then submits their replacements. Tasks
 of a worker that is lost are computed again by the scheduler, so results do not depend on which job ran them.
 
