@@ -116,7 +116,11 @@ def run(args):
         check_figure_path(args.plot)
         check_output(args.plot, overwrite=True, make_dirs=True)
     if args.dry_run:
-        workers = args.workers or spec.cluster.get("workers") or len(os.sched_getaffinity(0))
+        where = spec.cluster_spec
+        if args.slurm or where.kind == "slurm":
+            workers = (args.workers or where.jobs) * where.processes
+        else:
+            workers = args.workers or where.workers or len(os.sched_getaffinity(0))
         return _dry_run(args, spec, output, workers)
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
