@@ -1,0 +1,463 @@
+"""The mean-field step and its tangent step over lanes: one definition for the CPU (tiles of W points in
+lockstep, vectorised over the lanes) and CUDA (one point per thread, one lane).
+
+:func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for
+CUDA) and the model's dimensions, and returns the compiled functions. Every per-point array carries the
+points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, l]`` is feature a of window slot
+``slot`` of lane l. Each function loops over the lanes innermost, around the arithmetic of one point, and
+the model's dimensions L, M, J are compile-time constants, so the loops over them unroll and LLVM
+vectorises the loop over lanes (exp and tanh come from :mod:`.lane_math` for that reason). A lane's
+arithmetic never reads another lane, so results do not depend on the tile width, the padding or the
+neighbours; on the GPU the same functions run with one lane.
+
+Window layout: the attention window, and the value/key rows of the tokens computed from it, live in ring
+buffers of L slots; logical row d (d = 0 newest, docs/model.md) is slot ``(head + d) % L``, the same for
+every lane of a tile. A token's value and key rows never change once computed (its PE code travels with
+it), so a step computes the mean fields of one new token, L scores, one softmax and one weighted sum.
+Rows beyond a lane's depth (a start window with fewer than L rows) are masked: score -inf, weight 0.
+
+Per-point parameters ``params`` (K, lanes) follow :data:`meanfield.model.PARAMETER_LAYOUT`: β, γ,
+w = 1 - ε, ε_PE = 1 - w, then the PID gains K_P, K_I, K_D, ρ, κ, I_max and the divergence bound.
+Coefficient tables ``coef`` are (4, J, M) in feature order o, v, q, k; ``signs`` (J, M) the sign patterns.
+
+PID control (after PIDformer, Nguyen et al. 2024): with a_t the uncontrolled attention output and ã the
+controlled one,
+
+    e_t = r - ã_{t-1},   I_t = clamp(ρ I_{t-1} + e_t, ±I_max),   ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}),
+
+ã_t replacing a_t downstream (window, records, next token). ã_{-1} is the newest row of the start window,
+I_0 = 0 and e_{-1} = e_0 for a fresh start; the control state ``ctrl`` (CTRL_ROWS, M, lanes) holds
+[r, I, e_prev] in and out (:func:`meanfield.model.control_start`). A tile is either all controlled or all
+uncontrolled (the CPU backend groups points so), and an uncontrolled tile skips the control arithmetic, so
+the uncontrolled map is reproduced bitwise.
+"""
+import math
+
+import numpy as np
+
+from . import lane_math
+from .step import C_ERR, C_GATE, C_INT, C_RAW, C_REF, CTRL_ROWS, F_K, F_O, F_Q, F_V
+from .step import OBS_ATT, OBS_MK, OBS_MO, OBS_MO_SE, OBS_MQ, OBS_MV
+from .step import P_BOUND, P_IMAX, P_KD, P_KI, P_KP, P_RHO
+
+P_BETA, P_GAMMA, P_W, P_EPS = 0, 1, 2, 3
+
+
+def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=None):
+    """Compile the lane step functions for windows of L = ``ring`` rows, M = ``n_feat`` features and
+    J = ``n_patterns`` sign patterns; returns a dict of name -> function.
+
+    ``jit`` compiles the functions with loops (the CPU's tells LLVM that their array arguments do not
+    overlap, which they never do), ``leaf_jit`` (default ``jit``) the small loop-free ones, which the CPU
+    inlines into their callers. ``transcendentals`` = (exp, tanh, log) replaces :mod:`.lane_math` (a
+    benchmark's stand-ins).
+    """
+    L, M, J = int(ring), int(n_feat), int(n_patterns)
+    SIZE, SIZE_CONTROLLED = L * M, L * M + 2 * M
+    leaf_jit = jit if leaf_jit is None else leaf_jit
+    exp, tanh, log = lane_math.build(leaf_jit) if transcendentals is None else transcendentals
+
+    @leaf_jit
+    def slot_of(head, d):
+        """Ring slot of logical window row d (a compare instead of an integer modulo)."""
+        slot = head + d
+        return slot - L if slot >= L else slot
+
+    @jit
+    def positional_terms(w_pe, params, pe0, out):
+        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md,
+        step 2); ``pe0`` (L, P, lanes)."""
+        n_pe = pe0.shape[1]
+        for lane in range(out.shape[3]):
+            eps_pe = params[P_EPS, lane]
+            for f in range(4):
+                for r in range(L):
+                    for a in range(M):
+                        acc = 0.0
+                        for i in range(n_pe):
+                            acc += w_pe[f, a, i] * pe0[r, i, lane]
+                        out[f, r, a, lane] = eps_pe * acc / n_pe if n_pe > 0 else 0.0
+
+    @jit
+    def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
+        """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
+        code is row ``slot`` of the start PE window (docs/model.md, steps 1-2).
+
+        h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
+        m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included).
+        """
+        n_lanes = h.shape[1]
+        for j in range(J):
+            for lane in range(n_lanes):
+                overlap = 0.0
+                for b in range(M):
+                    overlap += signs[j, b] * att_ring[slot, b, lane]
+                h[j, lane] = tanh(params[P_BETA, lane] * overlap)
+        for a in range(M):
+            for lane in range(n_lanes):
+                acc_o = 0.0
+                acc_v = 0.0
+                acc_q = 0.0
+                acc_k = 0.0
+                for j in range(J):
+                    acc_o += coef[F_O, j, a] * h[j, lane]
+                    acc_v += coef[F_V, j, a] * h[j, lane]
+                    acc_q += coef[F_Q, j, a] * h[j, lane]
+                    acc_k += coef[F_K, j, a] * h[j, lane]
+                w = params[P_W, lane]
+                semantic_o[a, lane] = w * acc_o
+                fields[F_O, a, lane] = w * acc_o + pe_terms[F_O, slot, a, lane]
+                fields[F_V, a, lane] = w * acc_v + pe_terms[F_V, slot, a, lane]
+                fields[F_Q, a, lane] = w * acc_q + pe_terms[F_Q, slot, a, lane]
+                fields[F_K, a, lane] = w * acc_k + pe_terms[F_K, slot, a, lane]
+
+    @jit
+    def store_token(fields, v_ring, k_ring, slot):
+        """The new token's value and key rows go to ring slot ``slot``."""
+        for a in range(M):
+            for lane in range(v_ring.shape[2]):
+                v_ring[slot, a, lane] = fields[F_V, a, lane]
+                k_ring[slot, a, lane] = fields[F_K, a, lane]
+
+    @jit
+    def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
+        """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
+        reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md, steps 3-5). ``p`` receives the
+        attention weights (the tangent step needs them); ``softmax`` (2, lanes) is scratch."""
+        n_lanes = p.shape[1]
+        top, total = softmax[0], softmax[1]
+        for lane in range(n_lanes):
+            top[lane] = -math.inf
+            total[lane] = 0.0
+        for d in range(L):
+            slot = slot_of(head, d)
+            for lane in range(n_lanes):
+                acc = 0.0
+                for b in range(M):
+                    acc += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+                score = params[P_GAMMA, lane] * acc if d < depth[lane] else -math.inf
+                p[d, lane] = score
+                top[lane] = max(top[lane], score)
+        for d in range(L):
+            for lane in range(n_lanes):
+                weight = exp(p[d, lane] - top[lane] + 10.0)
+                p[d, lane] = weight
+                total[lane] += weight
+        for d in range(L):
+            for lane in range(n_lanes):
+                p[d, lane] = p[d, lane] / total[lane]
+        for a in range(M):
+            for lane in range(n_lanes):
+                acc = 0.0
+                for d in range(L):
+                    acc += p[d, lane] * v_ring[slot_of(head, d), a, lane]
+                att_new[a, lane] = acc
+
+    @jit
+    def token_jacobian(coef, f, signs, params, h, out, slot):
+        """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
+        values are ``h`` (docs/model.md, Jacobian)."""
+        for a in range(M):
+            for b in range(M):
+                for lane in range(h.shape[1]):
+                    beta = params[P_BETA, lane]
+                    acc = 0.0
+                    for j in range(J):
+                        acc += coef[f, j, a] * (beta * (1.0 - h[j, lane] * h[j, lane])) * signs[j, b]
+                    out[slot, a, b, lane] = params[P_W, lane] * acc
+
+    @jit
+    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad):
+        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md, Jacobian: chain rule).
+
+        Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
+        ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
+        """
+        n_lanes = p.shape[1]
+        for d in range(L):
+            slot = slot_of(head, d)
+            for b in range(M):
+                for lane in range(n_lanes):
+                    q_dk = 0.0
+                    for c in range(M):
+                        q_dk += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
+                    for a in range(M):
+                        grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane] + (v_ring[slot, a, lane]
+                                                            - att_new[a, lane]) * params[P_GAMMA, lane] * q_dk)
+        for a in range(M):
+            for b in range(M):
+                for lane in range(n_lanes):
+                    acc = 0.0
+                    for e in range(L):
+                        slot = slot_of(head, e)
+                        k_dq = 0.0
+                        for c in range(M):
+                            k_dq += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                        acc += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq
+                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc
+
+    @jit
+    def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
+        """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
+        s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
+        except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
+        ``new_row`` (M, lanes) is scratch.
+
+        ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
+        window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
+        δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev. With K_I = 0 the
+        integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent -inf) instead of
+        contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
+        is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
+        """
+        new_head = head - 1 if head > 0 else L - 1
+        base_i = SIZE
+        base_e = SIZE + M
+        n_lanes = tangent.shape[2]
+        for j in range(tangent.shape[0]):
+            for a in range(M):
+                for lane in range(n_lanes):
+                    acc = 0.0
+                    for d in range(L):
+                        base = slot_of(head, d) * M
+                        for b in range(M):
+                            acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
+                    new_row[a, lane] = acc
+            if controlled:
+                for a in range(M):
+                    for lane in range(n_lanes):
+                        kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
+                        old = tangent[j, head * M + a, lane]
+                        # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
+                        d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
+                                 if ki != 0.0 else 0.0)
+                        new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
+                        tangent[j, base_i + a, lane] = d_int
+                        tangent[j, base_e + a, lane] = -old
+            for a in range(M):
+                for lane in range(n_lanes):
+                    tangent[j, new_head * M + a, lane] = new_row[a, lane]
+
+    @jit
+    def control_step(params, att_ring, head, att_new, ctrl, largest):
+        """Apply the PID law to the uncontrolled output ``att_new`` (a_t) in place, giving ã_t.
+
+        ã_{t-1} is the newest window row ``att_ring[head]``; ``ctrl`` rows C_REF, C_INT, C_ERR hold r,
+        I_{t-1}, e_{t-1} and receive I_t, e_t; C_GATE receives dI_t/d(ρI + e) (0 where the clamp is active)
+        and C_RAW the uncontrolled a_t (the tangent step needs both). ``largest[lane]`` receives max_a |I_t,a|,
+        or -1 when |ã_t| or |I_t| passes the divergence bound (or is NaN): the loop has diverged.
+        """
+        for lane in range(att_new.shape[1]):
+            kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
+            rho, i_max, bound = params[P_RHO, lane], params[P_IMAX, lane], params[P_BOUND, lane]
+            most = 0.0
+            diverged = False
+            for a in range(M):
+                err = ctrl[C_REF, a, lane] - att_ring[head, a, lane]
+                free = rho * ctrl[C_INT, a, lane] + err
+                over = free > i_max
+                under = free < -i_max
+                integral = i_max if over else (-i_max if under else free)
+                gate = 0.0 if over else (0.0 if under else 1.0)
+                ctrl[C_RAW, a, lane] = att_new[a, lane]
+                att_new[a, lane] = att_new[a, lane] + kp * err + ki * integral + kd * (err - ctrl[C_ERR, a, lane])
+                ctrl[C_INT, a, lane] = integral
+                ctrl[C_ERR, a, lane] = err
+                ctrl[C_GATE, a, lane] = gate
+                # a P or PD loop never reads I (it may drift without bound harmlessly); only |ã| then counts
+                if not (abs(att_new[a, lane]) <= bound and (ki == 0.0 or abs(integral) <= bound)):
+                    diverged = True
+                most = max(most, abs(integral))
+            largest[lane] = -1.0 if diverged else most
+
+    def orthonormalizer(size):
+        """:func:`orthonormalize` for vectors of ``size`` entries (a compile-time constant)."""
+
+        def orthonormalize(tangent, log_norms, work):
+            """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
+            log|R_jj| to log_norms[j] (the QR of docs/model.md, up to signs). One pass suffices because vectors
+            are re-orthonormalised after every step (bench/qr_interval.py: a product of even 2 Jacobians loses
+            the most contracting directions when the spectrum spans ~10 per step, so QR runs every step by
+            default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes its norm), a separate
+            array, so that the compiler sees it cannot overlap the vectors it is reduced against.
+
+            The ring order of entries is irrelevant: inner products run over all entries. A vector that
+            collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
+            """
+            for j in range(tangent.shape[0]):
+                for lane in range(tangent.shape[2]):
+                    for s in range(size):
+                        work[s, lane] = tangent[j, s, lane]
+                for i in range(j):
+                    for lane in range(tangent.shape[2]):
+                        dot = 0.0
+                        for s in range(size):
+                            dot += tangent[i, s, lane] * work[s, lane]
+                        for s in range(size):
+                            work[s, lane] -= dot * tangent[i, s, lane]
+                for lane in range(tangent.shape[2]):
+                    norm = 0.0
+                    for s in range(size):
+                        norm += work[s, lane] * work[s, lane]
+                    norm = np.sqrt(norm)
+                    scale = 1.0 / norm if norm > 0.0 else 1.0
+                    for s in range(size):
+                        tangent[j, s, lane] = work[s, lane] * scale
+                    work[size, lane] = norm
+                for lane in range(tangent.shape[2]):
+                    norm = work[size, lane]
+                    log_norms[j, lane] += log(norm)
+
+        orthonormalize.__qualname__ += f"[{size}]"      # one cache entry per size
+        return jit(orthonormalize)
+
+    orthonormalize_window = orthonormalizer(SIZE)
+    orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED)
+
+    @jit
+    def record(selection, att_new, fields, semantic_o, diverged_at, records, row):
+        """records[row, n, a, lane] = observable ``selection[n]`` of this step; NaN for a lane whose control
+        loop has diverged (``diverged_at[lane]`` >= 0)."""
+        for n in range(selection.shape[0]):
+            obs = selection[n]
+            if obs == OBS_ATT:
+                source = att_new
+            elif obs == OBS_MO:
+                source = fields[F_O]
+            elif obs == OBS_MO_SE:
+                source = semantic_o
+            elif obs == OBS_MV:
+                source = fields[F_V]
+            elif obs == OBS_MQ:
+                source = fields[F_Q]
+            else:
+                source = fields[F_K]
+            for a in range(M):
+                for lane in range(att_new.shape[1]):
+                    records[row, n, a, lane] = source[a, lane] if diverged_at[lane] < 0.0 else math.nan
+
+    @jit
+    def save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane):
+        """Copy lane ``lane``'s window (in logical order), depth and controller [r, I, e_prev] to the outputs."""
+        for d in range(L):
+            slot = slot_of(head, d)
+            for a in range(M):
+                final_att[d, a, lane] = att_ring[slot, a, lane]
+        for r in range(final_ctrl.shape[0]):
+            for a in range(M):
+                final_ctrl[r, a, lane] = ctrl[r, a, lane]
+        final_depth[lane] = depth[lane]
+
+    @jit
+    def run_tile(coef, signs, w_pe, params, pe0, att_ring, depth, ctrl, controlled, steps, transient,
+                 record_every, selection, qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
+                 dv_ring, dk_ring, dq, grad, tangent, new_row, softmax, largest, qr_work, records, block_sums, stats, final_att,
+                 final_depth, final_ctrl):
+        """Iterate the lanes of a tile for ``steps`` steps (docs/model.md), recording after ``transient``.
+
+        Inputs (lanes last): ``att_ring`` (L, M) the start windows in logical order (the first ``depth[lane]``
+        rows valid, the others zero), ``ctrl`` (CTRL_ROWS, M) the controller [r, I, e_prev] in its first
+        rows, ``controlled`` whether this tile runs the PID loop; the rest up to ``qr_work`` (L·M + 2M + 1) is scratch.
+        Outputs: records[(t - transient) // record_every, n] for the observables ``selection[n]``; with
+        k = ``tangent.shape[0]`` > 0 the k leading Lyapunov exponents (tangent vectors from Q = I at
+        t = transient): log|R_jj| of a QR every ``qr_every`` steps and at block ends summed into
+        ``block_sums[block, j]``; ``stats`` [max_t |I_t|, the step at which the loop diverged or -1]; the
+        final window (logical order), depth and controller in ``final_att``, ``final_depth``, ``final_ctrl``.
+
+        A diverged lane is frozen there: its final state is the last one within the bound, its remaining
+        records and its block sums are NaN (so classification says ``divergent``). It keeps being iterated
+        with its tile (its values are ignored); the tile stops when every lane has diverged.
+        """
+        n_lanes = att_ring.shape[2]
+        n_vec = tangent.shape[0]
+        n_saved = steps - transient
+        n_blocks = block_sums.shape[0]
+        raw = ctrl[C_RAW] if controlled else att_new
+        for lane in range(n_lanes):
+            stats[0, lane] = 0.0
+            stats[1, lane] = -1.0
+        n_alive = n_lanes
+        positional_terms(w_pe, params, pe0, pe_terms)
+        for d in range(L):                # rows beyond a lane's depth are read with weight 0: keep them finite
+            for a in range(M):
+                for lane in range(n_lanes):
+                    v_ring[d, a, lane] = 0.0
+                    k_ring[d, a, lane] = 0.0
+        # value/key rows (and their Jacobians) of the tokens already in the start window; row 0 is redone at t = 0
+        for d in range(1, L):
+            token_fields(coef, signs, params, att_ring, d, pe_terms, h, fields, semantic_o)
+            store_token(fields, v_ring, k_ring, d)
+            if n_vec > 0:
+                token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
+                token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
+        head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
+        for t in range(steps):
+            # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
+            token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o)
+            store_token(fields, v_ring, k_ring, head)
+            attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new)
+            saved = t - transient
+            if controlled:
+                control_step(params, att_ring, head, att_new, ctrl, largest)
+                for lane in range(n_lanes):
+                    if stats[1, lane] >= 0.0:
+                        continue
+                    if largest[lane] < 0.0:
+                        stats[1, lane] = t
+                        n_alive -= 1
+                        save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane)
+                        for block in range(n_blocks):
+                            for j in range(n_vec):
+                                block_sums[block, j, lane] = math.nan
+                    else:
+                        stats[0, lane] = max(stats[0, lane], largest[lane])
+                if n_alive == 0:
+                    for row in range((max(saved, 0) + record_every - 1) // record_every, records.shape[0]):
+                        for n in range(records.shape[1]):
+                            for a in range(M):
+                                for lane in range(n_lanes):
+                                    records[row, n, a, lane] = math.nan
+                    break
+            if saved >= 0 and saved % record_every == 0:
+                record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
+            if n_vec > 0 and saved >= -L:
+                # the rows in the window when tangent dynamics start need their token Jacobians
+                token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
+                token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
+            if n_vec > 0 and saved >= 0:
+                if saved == 0:
+                    for j in range(n_vec):
+                        for s in range(tangent.shape[1]):
+                            for lane in range(n_lanes):
+                                tangent[j, s, lane] = 0.0
+                        for d in range(L):
+                            for a in range(M):
+                                if d * M + a == j:
+                                    for lane in range(n_lanes):
+                                        tangent[j, slot_of(head, d) * M + a, lane] = 1.0
+                        if j >= SIZE:
+                            for lane in range(n_lanes):
+                                tangent[j, j, lane] = 1.0
+                token_jacobian(coef, F_Q, signs, params, h, dq, 0)
+                attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, raw, grad)
+                tangent_push(grad, tangent, head, new_row, params, ctrl, controlled)
+                block = saved * n_blocks // n_saved
+                if (saved + 1) % qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
+                    if controlled:
+                        orthonormalize_controlled(tangent, block_sums[block], qr_work)
+                    else:
+                        orthonormalize_window(tangent, block_sums[block], qr_work)
+            head = head - 1 if head > 0 else L - 1
+            for lane in range(n_lanes):
+                for a in range(M):
+                    att_ring[head, a, lane] = att_new[a, lane]
+                depth[lane] = min(depth[lane] + 1, L)
+        for lane in range(n_lanes):
+            if stats[1, lane] < 0.0:
+                save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane)
+
+    return dict(positional_terms=positional_terms, token_fields=token_fields, store_token=store_token,
+                attend=attend, token_jacobian=token_jacobian, attention_gradient=attention_gradient,
+                tangent_push=tangent_push, control_step=control_step, orthonormalize_window=orthonormalize_window,
+                orthonormalize_controlled=orthonormalize_controlled,
+                record=record, run_tile=run_tile)
