@@ -1,27 +1,251 @@
-"""CPU backend: the shared step functions compiled with numba, batched over parameter points with ``prange``.
+"""CPU backend: the lane step functions of :mod:`.step` over tiles of W points in lockstep, the tiles spread
+over numba's thread count.
 
-Points are independent and each is iterated by the same sequential code, so results are bitwise identical
-whatever the batch composition, order or numba thread count (docs/model.md §3.3).
+A tile's arrays have the points on their last axis (struct of arrays) and every loop of the step runs over
+the lanes innermost, so LLVM's loop vectoriser turns a step into packed AVX2/AVX-512 arithmetic (docs/model.md
+§3.3). Two things make that happen: the model's dimensions are compile-time constants (one compilation per
+(L, M, J), :func:`tile_kernels`), and the step functions are compiled with LLVM's ``noalias`` on their array
+arguments, which never overlap: without it LLVM must assume that two arrays may and leaves the loops scalar.
+numba sets that flag for the bodies of its own parallel loops; :class:`NoAliasCompiler` sets it through
+numba's ``pipeline_class`` hook. The functions without loops (exp, tanh, log, the ring index) are inlined.
 
-On-disk caching: the step functions are closures of :func:`~meanfield.kernels.step.build_steps` that call each
-other, and numba keys a closure's cache entry on a pickle of its closure cells — here other dispatchers, which
-pickle with a random per-process uuid. Giving each dispatcher a fixed uuid (its qualified name) makes the key
-the same in every process, so worker processes load the compiled kernels instead of recompiling (~20 s).
+Points are grouped so that a tile is all uncontrolled or all PID-controlled (the controlled step has more
+state) and each group is padded to a multiple of W with copies of its first point. Tiles run on a pool of
+``numba.get_num_threads()`` threads (the compiled tile function releases the GIL), taking the next tile as
+they finish one; a ``prange`` would compile numba's parallel machinery around the kernel once more (about
+10 s per shape) and split the tiles statically. A point's arithmetic never reads another lane, so results
+are bitwise identical whatever W, the padding, the batch composition, the order or the thread count.
+
+On-disk caching: the step functions are closures of :func:`~meanfield.kernels.step.build_steps` that call
+each other, and numba keys a closure's cache entry on a pickle of its closure cells — here other
+dispatchers, which pickle with a random per-process uuid. Each dispatcher gets a fixed uuid (its qualified
+name, the model's dimensions, the math library and a digest of the kernel sources), so the key is the same in
+every process and worker processes load the compiled kernels instead of recompiling (about 15 s per shape);
+an edit of any kernel source or of the layout changes it.
 """
-from numba import njit
+from __future__ import annotations
 
+import functools
+import hashlib
+import math
+import pathlib
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import get_num_threads, njit
+from numba.core.compiler import Compiler
+
+from ..model.layout import C_RAW, CTRL_ROWS, CTRL_STATE_ROWS, F_K, F_Q, F_V, controlled as is_controlled
+from . import lane_math
 from .step import build_steps
 
+#: Lanes per tile: four AVX-512 registers of doubles (bench/throughput.py measured 16..128 within noise, 8
+#: at less than half: LLVM's vector loops then fall back to their scalar remainder).
+TILE_WIDTH = 32
+#: Narrowest tile, used for small batches so that every thread still gets a tile.
+MIN_TILE_WIDTH = 16
 
-def _cached(**options):
-    """``njit(cache=True, ...)`` whose dispatchers carry a process-independent uuid (see module docstring)."""
+
+def _libm(jit):
+    """The C library's exp, tanh and log (scalar calls): the arithmetic of a kernel without lane math."""
+    def libm_exp(x):
+        return math.exp(x)
+
+    def libm_tanh(x):
+        return math.tanh(x)
+
+    def libm_log(x):
+        return math.log(x)
+
+    return jit(libm_exp), jit(libm_tanh), jit(libm_log)
+
+
+#: Math libraries a CPU kernel can be built with: ``lane`` (:mod:`.lane_math`, vectorised, the default) and
+#: ``libm`` (what the kernel computed before lane math; tests and benchmarks compare the two).
+MATH_LIBRARIES = {"lane": lane_math.build, "libm": _libm}
+_SOURCES = [pathlib.Path(__file__).parent / name for name in ("step.py", "lane_math.py", "cpu.py")]
+_SOURCES.append(pathlib.Path(__file__).parents[1] / "model" / "layout.py")
+_DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in _SOURCES)).hexdigest()[:16]
+
+
+class NoAliasCompiler(Compiler):
+    """numba's default pipeline with its ``noalias`` flag, which puts LLVM's ``noalias`` on every pointer
+    argument (numba does the same for the bodies of its parallel loops). Only for functions whose array
+    arguments never overlap."""
+
+    def define_pipelines(self):
+        self.state.flags = self.state.flags.copy()
+        self.state.flags.noalias = True
+        return super().define_pipelines()
+
+
+def _cached(tag, **options):
+    """``njit(cache=True, error_model="numpy", ...)`` with a process-independent uuid (module docstring)."""
     def decorate(function):
         dispatcher = njit(cache=True, error_model="numpy", **options)(function)
-        dispatcher._set_uuid(f"meanfield.kernels.cpu:{function.__qualname__}")
+        dispatcher._set_uuid(f"meanfield.kernels.cpu:{function.__qualname__}:{tag}:{_DIGEST}")
         return dispatcher
     return decorate
 
 
-STEPS = build_steps(_cached(), parallel_jit=_cached(parallel=True))
-run_batch = STEPS["run_batch"]
-attention_jacobian = STEPS["attention_jacobian"]
+@functools.lru_cache(maxsize=None)
+def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> dict:
+    """The step functions of :func:`~meanfield.kernels.step.build_steps` for L = ``ring``, M = ``n_feat``,
+    J = ``n_patterns``, plus ``run_tile_at`` (one tile of a batch), ``window_gradient`` and
+    ``attention_jacobian`` (one point); compiled on first call, then loaded from numba's cache."""
+    tag = f"{ring}x{n_feat}x{n_patterns}:{math_library}"
+    leaf = _cached(tag, forceinline=True)
+    steps = build_steps(_cached(tag, pipeline_class=NoAliasCompiler), ring, n_feat, n_patterns, leaf_jit=leaf,
+                        transcendentals=MATH_LIBRARIES[math_library](leaf))
+    run_tile, L, M, J = steps["run_tile"], ring, n_feat, n_patterns
+    size_uncontrolled, size_controlled = L * M, L * M + 2 * M
+
+    @_cached(tag, nogil=True)
+    def run_tile_at(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, controlled, steps, transient,
+                    record_every, selection, qr_every, tile, records, block_sums, stats, final_att, final_depth,
+                    final_ctrl):
+        """Allocate tile ``tile``'s state and scratch and run it (arrays (tiles, ..., W), see :func:`run_batch`)."""
+        width = params.shape[2]
+        size = size_controlled if controlled[tile] else size_uncontrolled
+        run_tile(coef, signs, w_pe, params[tile], pe0[tile], att0[tile].copy(), depth0[tile].copy(),
+                 ctrl0[tile].copy(), controlled[tile], steps, transient, record_every, selection, qr_every,
+                 np.empty((4, L, M, width)), np.empty((J, width)), np.empty((4, M, width)), np.empty((M, width)),
+                 np.empty((L, M, width)), np.empty((L, M, width)), np.empty((L, width)), np.empty((M, width)),
+                 np.empty((L, M, M, width)), np.empty((L, M, M, width)), np.empty((1, M, M, width)),
+                 np.empty((L, M, M, width)), np.empty((block_sums.shape[2], size, width)), np.empty((M, width)),
+                 np.empty((2, width)), np.empty(width), np.empty((size_controlled + 1, width)), records[tile],
+                 block_sums[tile], stats[tile], final_att[tile], final_depth[tile], final_ctrl[tile])
+
+    token_fields, store_token, token_jacobian = steps["token_fields"], steps["store_token"], steps["token_jacobian"]
+    positional_terms, attend, control_step = steps["positional_terms"], steps["attend"], steps["control_step"]
+    attention_gradient = steps["attention_gradient"]
+
+    @_cached(tag)
+    def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
+        """grad[d] = ∂a_t/∂A[d] (L, M, M, 1) of one point (one lane: ``params`` (K, 1), ``pe0`` (L, P, 1),
+        ``att0`` (L, M, 1), a full window) as run_tile computes it (docs/model.md §4); with ``controlled``
+        the PID step runs first on ``ctrl`` (CTRL_ROWS, M, 1), which receives the clamp gate."""
+        pe_terms = np.empty((4, L, M, 1))
+        positional_terms(w_pe, params, pe0, pe_terms)
+        h, fields, semantic_o = np.empty((J, 1)), np.empty((4, M, 1)), np.empty((M, 1))
+        v_ring, k_ring = np.empty((L, M, 1)), np.empty((L, M, 1))
+        dv_ring, dk_ring, dq = np.empty((L, M, M, 1)), np.empty((L, M, M, 1)), np.empty((1, M, M, 1))
+        for d in range(L - 1, -1, -1):
+            token_fields(coef, signs, params, att0, d, pe_terms, h, fields, semantic_o)
+            store_token(fields, v_ring, k_ring, d)
+            token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
+            token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
+        token_jacobian(coef, F_Q, signs, params, h, dq, 0)
+        p, att_new = np.empty((L, 1)), np.empty((M, 1))
+        attend(params, fields, v_ring, k_ring, 0, np.full(1, L), p, np.empty((2, 1)), att_new)
+        if controlled:
+            control_step(params, att0, 0, att_new, ctrl, np.empty(1))
+            att_new[:] = ctrl[C_RAW]
+        grad = np.empty((L, M, M, 1))
+        attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad)
+        return grad
+
+    @_cached(tag)
+    def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
+        """∂A'/∂A (L·M × L·M, row-major flattening) of one point at a full window (arguments as
+        ``window_gradient``): the first block row is the attention gradient, the rest the shift."""
+        grad = window_gradient(coef, signs, w_pe, params, pe0, att0, np.zeros((CTRL_ROWS, M, 1)), False)
+        jac = np.zeros((L * M, L * M))
+        for d in range(L):
+            for a in range(M):
+                for b in range(M):
+                    jac[a, d * M + b] = grad[d, a, b, 0]
+        for i in range(M, L * M):
+            jac[i, i - M] = 1.0
+        return jac
+
+    steps.update(run_tile_at=run_tile_at, window_gradient=window_gradient, attention_jacobian=attention_jacobian)
+    return steps
+
+
+def one_lane(params, pe, att):
+    """One point's ``params`` (K,), ``pe`` (L, P) and ``att`` (L, M) as one-lane arrays for
+    :func:`tile_kernels`' ``window_gradient`` and ``attention_jacobian``."""
+    return tuple(np.ascontiguousarray(np.asarray(a, dtype=np.float64)[..., None]) for a in (params, pe, att))
+
+
+def attention_jacobian(coef, signs, w_pe, params, pe, att):
+    """∂A'/∂A (L·M square) of one point (``params`` (K,), ``pe`` (L, P), ``att`` (L, M), a full window)."""
+    kernel = tile_kernels(att.shape[0], att.shape[1], signs.shape[0])["attention_jacobian"]
+    return kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
+                  *one_lane(params, pe, att))
+
+
+def tile_width(n_points: int) -> int:
+    """W for a batch: TILE_WIDTH, narrowed in steps of 16 down to MIN_TILE_WIDTH so that small batches
+    still give every thread a tile. Results do not depend on it."""
+    per_thread = -(-n_points // max(get_num_threads(), 1))
+    return int(min(TILE_WIDTH, max(MIN_TILE_WIDTH, -(-per_thread // 16) * 16)))
+
+
+def tile_lanes(controlled: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Assign points to lanes: uncontrolled points first, then controlled ones, each group padded to a
+    multiple of ``width`` with copies of its first point. Returns (the point of every lane (tiles·W,), the
+    lane of every point (n,))."""
+    lanes, lane_of, used = [], np.empty(len(controlled), dtype=np.int64), 0
+    for group in (np.flatnonzero(~controlled), np.flatnonzero(controlled)):
+        if len(group):
+            lane_of[group] = used + np.arange(len(group))
+            lanes.append(np.concatenate([group, np.full(-len(group) % width, group[0])]))
+            used += len(lanes[-1])
+    return (np.concatenate(lanes) if lanes else np.zeros(0, dtype=np.int64)), lane_of
+
+
+def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
+              n_exponents, qr_every, n_blocks, width=None, math_library="lane"):
+    """Iterate every point of a batch (docs/model.md §3, §4, §5).
+
+    Parameters
+    ----------
+    coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.layout.map_tables`)
+    params : (n, K) per-point parameters (``PARAMETER_LAYOUT``); pe0 : (n, L, P) start PE windows; att0 :
+        (n, L, M) start windows (first ``depth0[i]`` rows valid, the others zero); ctrl0 : (n, 3, M) control
+        start [r, I_0, e_{-1}] (:func:`meanfield.model.layout.control_start`); selection : observable codes.
+    width : tile width W (default :func:`tile_width`); math_library : a key of :data:`MATH_LIBRARIES`.
+
+    Returns
+    -------
+    records (n, n_rec, len(selection), M), final windows (n, L, M), final depths (n,), block sums of
+    log|R_jj| (n, n_blocks, n_exponents), final control state (n, 3, M) [r, I, e_prev], control statistics
+    (n, 2) [max |I_t|, divergence step or -1].
+    """
+    n_points, ring, n_feat = att0.shape
+    width = tile_width(n_points) if width is None else int(width)
+    controlled = is_controlled(params) if n_points else np.zeros(0, bool)
+    lanes, lane_of = tile_lanes(controlled, width)
+    n_tiles = len(lanes) // width
+
+    def to_tiles(a, dtype=np.float64):
+        a = np.asarray(a, dtype=dtype)[lanes]
+        return np.ascontiguousarray(np.moveaxis(a.reshape((n_tiles, width) + a.shape[1:]), 1, -1))
+
+    n_rec = (steps - transient + record_every - 1) // record_every
+    selection = np.ascontiguousarray(selection, dtype=np.int64)
+    out = (np.empty((n_tiles, n_rec, len(selection), n_feat, width)), np.empty((n_tiles, ring, n_feat, width)),
+           np.empty((n_tiles, width), dtype=np.int64), np.zeros((n_tiles, n_blocks, n_exponents, width)),
+           np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)), np.empty((n_tiles, 2, width)))
+    records, final_att, final_depth, block_sums, final_ctrl, stats = out
+    scratch_rows = np.zeros((n_points, CTRL_ROWS - CTRL_STATE_ROWS, n_feat))
+    args = (np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe), to_tiles(params),
+            to_tiles(pe0), to_tiles(att0), to_tiles(depth0, np.int64),
+            to_tiles(np.concatenate([ctrl0, scratch_rows], axis=1)), np.ascontiguousarray(controlled[lanes[::width]]),
+            int(steps), int(transient), int(record_every), selection, int(qr_every))
+    run_tile_at = tile_kernels(ring, n_feat, signs.shape[0], math_library)["run_tile_at"]
+
+    def run(tile):
+        run_tile_at(*args, tile, records, block_sums, stats, final_att, final_depth, final_ctrl)
+
+    threads = min(get_num_threads(), n_tiles)
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(run, range(n_tiles)))
+    else:
+        for tile in range(n_tiles):
+            run(tile)
+    tile_of, lane = lane_of // width, lane_of % width
+    return tuple(a[tile_of, ..., lane] for a in out)

@@ -3,11 +3,14 @@ thread per parameter point (docs/model.md §3.3).
 
 There is one definition of the model: :func:`meanfield.kernels.step.build_steps` is called with
 ``cuda.jit(device=True)`` and the kernel here only allocates per-thread scratch (``cuda.local.array``, sized
-at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and calls ``run_point`` (docs/model.md §3, §4).
+at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and calls ``run_tile`` with a tile of one
+lane: every per-point array has a last axis of length 1 (docs/model.md §3, §4). In float64 the map uses the
+CPU's exp, tanh and log (:mod:`.lane_math`), so both backends compute the same arithmetic; float32 uses the
+device's own.
 
 Device layout: arrays a thread writes have the point on the LAST axis (records (rows, n_sel, M, n), block
 sums (B, k, n), windows (L, M, n)) so that neighbouring threads touch neighbouring addresses (coalesced);
-``run_point`` receives strided views. :func:`run_batch` has the CPU kernel's signature and returns host arrays
+``run_tile`` receives the one-point slices ``[..., i:i + 1]``, which have the lane layout. :func:`run_batch` has the CPU kernel's signature and returns host arrays
 in the CPU layout; :func:`run_batch_device` keeps everything on the device for the on-device reductions of
 :mod:`.cuda_reductions`.
 
@@ -28,7 +31,7 @@ try:  # module-level name: the simulator swaps the global ``cuda`` of kernels fo
 except ImportError:  # pragma: no cover - the GPU extra is not installed
     cuda = None
 
-#: Threads per block; run_point keeps windows and tangent vectors in local memory, so blocks stay small.
+#: Threads per block; run_tile keeps windows and tangent vectors in local memory, so blocks stay small.
 THREADS_PER_BLOCK = 128
 #: Dtypes a batch can run in (float64 by default, float32 only where asked).
 DTYPES = ("float64", "float32")
@@ -146,10 +149,16 @@ def gpu_cluster(n_gpus: int | None = None, **kwargs):
 
 
 @functools.lru_cache(maxsize=None)
-def _steps():
-    """The model's step functions as CUDA device functions (built once, compiled on first launch)."""
+def _steps(ring: int, n_feat: int, n_patterns: int, dtype: str):
+    """The model's step functions as CUDA device functions (built once per shape, compiled on first launch)."""
+    import math
     from .step import build_steps
-    return build_steps(require_cuda().jit(device=True))
+    device = require_cuda().jit(device=True)
+    transcendentals = None
+    if dtype == "float32":
+        transcendentals = (device(lambda x: math.exp(x)), device(lambda x: math.tanh(x)),
+                           device(lambda x: math.log(x)))
+    return build_steps(device, ring, n_feat, n_patterns, transcendentals=transcendentals)
 
 
 @functools.lru_cache(maxsize=None)
@@ -158,55 +167,44 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     k = ``n_vec`` tangent vectors, computing in ``dtype`` (scratch sizes are compile-time constants).
 
     Launch as ``kernel[blocks, threads](coef, signs, w_pe, params, pe0, att, depth, ctrl, stats, steps,
-    transient, record_every, selection, qr_every, records, block_sums, tangent0)``. ``att`` (L, M, n),
-    ``depth`` (n,) and ``ctrl`` (3, M, n) hold the start and receive the final state; ``stats`` (2, n) the
-    control statistics; ``tangent0`` is a (0, L·M) array used as the tangent scratch when k = 0 (a real GPU
-    rejects zero-sized local arrays). Tangent vectors have L·M entries, L·M + 2M for a controlled point.
+    transient, record_every, selection, qr_every, records, block_sums, tangent0)`` with ``params`` (K, n) and
+    ``pe0`` (L, P, n). ``att`` (L, M, n), ``depth`` (n,) and ``ctrl`` (3, M, n) hold the start and receive the
+    final state; ``stats`` (2, n) the control statistics; ``tangent0`` is a (0, L·M + 2M, 1) array used as
+    the tangent scratch when k = 0 (a real GPU rejects zero-sized local arrays).
     """
     require_cuda()
     import numba
     from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, P_KD, P_KI, P_KP
-    run_point = _steps()["run_point"]
+    run_tile = _steps(ring, n_feat, n_patterns, dtype)["run_tile"]
     dt = getattr(numba, dtype)
-    size = ring * n_feat
-    size_controlled = size + 2 * n_feat          # closure constants: local array shapes must be literal
-    n_ctrl_in = CTRL_STATE_ROWS
+    size_controlled = ring * n_feat + 2 * n_feat   # closure constants: local array shapes must be literal
+    qr_rows = size_controlled + 1
+    n_state = CTRL_STATE_ROWS
 
     @cuda.jit(device=True)
     def one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient, record_every,
                   selection, qr_every, records, block_sums, tangent):
-        att_ring = cuda.local.array((ring, n_feat), dt)
-        ctrl = cuda.local.array((CTRL_ROWS, n_feat), dt)
+        att_ring = cuda.local.array((ring, n_feat, 1), dt)
+        ctrl = cuda.local.array((CTRL_ROWS, n_feat, 1), dt)
+        depth_lane = cuda.local.array(1, numba.int64)
         for a in range(n_feat):
             for d in range(ring):
-                att_ring[d, a] = att[d, a, i]
+                att_ring[d, a, 0] = att[d, a, i]
             for r in range(CTRL_ROWS):
-                ctrl[r, a] = ctrl_io[r, a, i] if r < n_ctrl_in else 0.0
-        ctrl_stats = cuda.local.array(2, dt)
-        pe_terms = cuda.local.array((4, ring, n_feat), dt)
-        h = cuda.local.array(n_patterns, dt)
-        fields = cuda.local.array((4, n_feat), dt)
-        semantic_o = cuda.local.array(n_feat, dt)
-        v_ring = cuda.local.array((ring, n_feat), dt)
-        k_ring = cuda.local.array((ring, n_feat), dt)
-        p = cuda.local.array(ring, dt)
-        att_new = cuda.local.array(n_feat, dt)
-        dv_ring = cuda.local.array((ring, n_feat, n_feat), dt)
-        dk_ring = cuda.local.array((ring, n_feat, n_feat), dt)
-        dq = cuda.local.array((1, n_feat, n_feat), dt)
-        grad = cuda.local.array((ring, n_feat, n_feat), dt)
-        new_row = cuda.local.array(n_feat, dt)
-        depth[i] = run_point(coef, signs, w_pe, params[i], pe0[i], att_ring, depth[i], steps, transient,
-                             record_every, selection, qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring,
-                             p, att_new, dv_ring, dk_ring, dq, grad, tangent, new_row, records[:, :, :, i],
-                             block_sums[:, :, i], ctrl, ctrl_stats)
-        for a in range(n_feat):
-            for d in range(ring):
-                att[d, a, i] = att_ring[d, a]
-            for r in range(n_ctrl_in):
-                ctrl_io[r, a, i] = ctrl[r, a]
-        stats[0, i] = ctrl_stats[0]
-        stats[1, i] = ctrl_stats[1]
+                ctrl[r, a, 0] = ctrl_io[r, a, i] if r < n_state else 0.0
+        depth_lane[0] = depth[i]
+        controlled = params[P_KP, i] != 0.0 or params[P_KI, i] != 0.0 or params[P_KD, i] != 0.0
+        run_tile(coef, signs, w_pe, params[:, i:i + 1], pe0[:, :, i:i + 1], att_ring, depth_lane, ctrl, controlled,
+                 steps, transient, record_every, selection, qr_every, cuda.local.array((4, ring, n_feat, 1), dt),
+                 cuda.local.array((n_patterns, 1), dt), cuda.local.array((4, n_feat, 1), dt),
+                 cuda.local.array((n_feat, 1), dt), cuda.local.array((ring, n_feat, 1), dt),
+                 cuda.local.array((ring, n_feat, 1), dt), cuda.local.array((ring, 1), dt),
+                 cuda.local.array((n_feat, 1), dt), cuda.local.array((ring, n_feat, n_feat, 1), dt),
+                 cuda.local.array((ring, n_feat, n_feat, 1), dt), cuda.local.array((1, n_feat, n_feat, 1), dt),
+                 cuda.local.array((ring, n_feat, n_feat, 1), dt), tangent, cuda.local.array((n_feat, 1), dt),
+                 cuda.local.array((2, 1), dt), cuda.local.array(1, dt), cuda.local.array((qr_rows, 1), dt),
+                 records[:, :, :, i:i + 1], block_sums[:, :, i:i + 1], stats[:, i:i + 1], att[:, :, i:i + 1],
+                 depth[i:i + 1], ctrl_io[:, :, i:i + 1])
 
     if n_vec:
         @cuda.jit
@@ -214,9 +212,7 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
                    selection, qr_every, records, block_sums, tangent0):
             i = cuda.grid(1)
             if i < depth.shape[0]:
-                full = cuda.local.array((n_vec, size_controlled), dt)
-                controlled = params[i, P_KP] != 0.0 or params[i, P_KI] != 0.0 or params[i, P_KD] != 0.0
-                tangent = full[:, :size_controlled] if controlled else full[:, :size]
+                tangent = cuda.local.array((n_vec, size_controlled, 1), dt)
                 one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient,
                           record_every, selection, qr_every, records, block_sums, tangent)
     else:
@@ -288,9 +284,10 @@ def run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps,
         blocks = (n_points + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
         try:
             kernel[blocks, THREADS_PER_BLOCK](
-                cast(coef), cast(signs), cast(w_pe), cast(params), cast(pe0), out["att"], out["depth"],
-                out["ctrl"], out["stats"], int(steps), int(transient), int(record_every), to_device(selection),
-                int(qr_every), out["records"], out["block_sums"], device_zeros((0, ring * n_feat), dtype))
+                cast(coef), cast(signs), cast(w_pe), cast(np.transpose(params)), cast(np.moveaxis(pe0, 0, -1)),
+                out["att"], out["depth"], out["ctrl"], out["stats"], int(steps), int(transient), int(record_every),
+                to_device(selection), int(qr_every), out["records"], out["block_sums"],
+                device_zeros((0, (ring + 2) * n_feat, 1), dtype))
             cuda.synchronize()
         except Exception as exc:
             if type(exc).__module__.startswith(("numba.cuda.cudadrv", "numba_cuda", "cupy")):

@@ -9,6 +9,8 @@ column by column with the kernels' own tangent step, so the tests that compare i
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -16,36 +18,34 @@ from ..errors import ConfigError
 from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, batch_parameters, control_start, map_tables
 from ..model.state import State
 
-_KERNEL = None
+@functools.lru_cache(maxsize=None)
+def _kernel(ring: int, n_feat: int, n_patterns: int):
+    """The Jacobian builder for L = ``ring``, M = ``n_feat``, J = ``n_patterns`` (one point as one lane)."""
+    from .cpu import tile_kernels
+    steps = tile_kernels(ring, n_feat, n_patterns)
+    window_gradient, tangent_push = steps["window_gradient"], steps["tangent_push"]
 
+    @njit(error_model="numpy")
+    def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):
+        ctrl = np.zeros((CTRL_ROWS, n_feat, 1))
+        ctrl[:CTRL_STATE_ROWS, :, 0] = ctrl0
+        grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
+        size = (ring + 2) * n_feat
+        tangent = np.zeros((size, size, 1))
+        for j in range(size):                   # head = 0: logical row d is ring slot d
+            tangent[j, j, 0] = 1.0
+        tangent_push(grad, tangent, 0, np.empty((n_feat, 1)), params, ctrl, True)
+        jac = np.zeros((size, size))
+        for j in range(size):
+            for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring
+                slot = d - 1 if d > 0 else ring - 1
+                for a in range(n_feat):
+                    jac[d * n_feat + a, j] = tangent[j, slot * n_feat + a, 0]
+            for s in range(ring * n_feat, size):
+                jac[s, j] = tangent[j, s, 0]
+        return jac
 
-def _kernel():
-    global _KERNEL
-    if _KERNEL is None:
-        from .cpu import STEPS
-        window_gradient, tangent_push = STEPS["window_gradient"], STEPS["tangent_push"]
-
-        @njit(error_model="numpy")
-        def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):
-            ring, n_feat = att0.shape
-            ctrl = np.zeros((CTRL_ROWS, n_feat))
-            ctrl[:CTRL_STATE_ROWS] = ctrl0
-            grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
-            size = (ring + 2) * n_feat
-            tangent = np.eye(size)                   # head = 0: logical row d is ring slot d
-            tangent_push(grad, tangent, 0, ring, np.empty(n_feat), params, ctrl, True)
-            jac = np.zeros((size, size))
-            for j in range(size):
-                for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring
-                    slot = d - 1 if d > 0 else ring - 1
-                    for a in range(n_feat):
-                        jac[d * n_feat + a, j] = tangent[j, slot * n_feat + a]
-                for s in range(ring * n_feat, size):
-                    jac[s, j] = tangent[j, s]
-            return jac
-
-        _KERNEL = kernel
-    return _KERNEL
+    return kernel
 
 
 def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
@@ -66,8 +66,9 @@ def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
         raise ConfigError(f"control: shape {control.shape} is not allowed: must be (3, M) = (3, {model.n_features})")
     coef, signs, w_pe = map_tables(model)
     pe = state.pe if model.pe_bits else np.zeros((model.context, 0))
-    return _kernel()(coef, signs, w_pe, params[0], np.ascontiguousarray(pe), np.ascontiguousarray(state.att),
-                     control)
+    from .cpu import one_lane
+    kernel = _kernel(model.context, model.n_features, signs.shape[0])
+    return kernel(coef, signs, w_pe, *one_lane(params[0], pe, state.att), control)
 
 
 __all__ = ["controlled_jacobian"]

@@ -58,7 +58,7 @@ def test_batch_kernel_compiles_to_ptx(offline_compiler, dtype, n_exponents):
     i64 = nt.int64
     sig = (arrays(nt, dt, (3, None), (2, None), (3, None), (2, None), (3, None), (3, None), (1, i64), (3, None),
                   (2, None)) + (i64, i64, i64) + arrays(nt, dt, (1, i64)) + (i64,)
-           + arrays(nt, dt, (4, None), (3, nt.float64), (2, None)))
+           + arrays(nt, dt, (4, None), (3, nt.float64), (3, None)))
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
     assert ".entry" in ptx and "__local_depot" in ptx
 
