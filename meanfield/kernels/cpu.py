@@ -80,20 +80,29 @@ class NoAliasCompiler(Compiler):
 
 
 def _cached(tag, **options):
-    """``njit(cache=True, error_model="numpy", ...)`` with a process-independent uuid (module docstring)."""
+    """``njit(cache=True, error_model="numpy", ...)`` with a process-independent uuid (module docstring). The
+    tag (shape and math library) also goes into the function's qualified name: numba's symbol for a cached
+    function is that name plus a per-process counter, so two builds loaded from the cache into one process
+    would otherwise share symbols and call each other's code."""
     def decorate(function):
+        function.__qualname__ = f"{function.__qualname__}[{tag}]"
         dispatcher = njit(cache=True, error_model="numpy", **options)(function)
-        dispatcher._set_uuid(f"meanfield.kernels.cpu:{function.__qualname__}:{tag}:{_DIGEST}")
+        dispatcher._set_uuid(f"meanfield.kernels.cpu:{function.__qualname__}:{_DIGEST}")
         return dispatcher
     return decorate
 
 
-@functools.lru_cache(maxsize=None)
 def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> dict:
     """The step functions of :func:`~meanfield.kernels.step.build_steps` for L = ``ring``, M = ``n_feat``,
     J = ``n_patterns``, plus ``run_tile_at`` (one tile of a batch), ``window_gradient`` and
-    ``attention_jacobian`` (one point); compiled on first call, then loaded from numba's cache."""
-    tag = f"{ring}x{n_feat}x{n_patterns}:{math_library}"
+    ``attention_jacobian`` (one point); compiled on first call, then loaded from numba's cache. One build
+    per process and key (two with one tag would share symbols, see :func:`_cached`)."""
+    return _tile_kernels(int(ring), int(n_feat), int(n_patterns), str(math_library))
+
+
+@functools.lru_cache(maxsize=None)
+def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) -> dict:
+    tag = f"{ring}x{n_feat}x{n_patterns}_{math_library}"
     leaf = _cached(tag, forceinline=True)
     steps = build_steps(_cached(tag, pipeline_class=NoAliasCompiler), ring, n_feat, n_patterns, leaf_jit=leaf,
                         transcendentals=MATH_LIBRARIES[math_library](leaf))

@@ -318,7 +318,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                     norm = work[size, lane]
                     log_norms[j, lane] += log(norm)
 
-        orthonormalize.__qualname__ += f"[{size}]"      # one cache entry per size
+        orthonormalize.__qualname__ += f"[{size}]"      # one symbol and cache entry per size
         return jit(orthonormalize)
 
     orthonormalize_window = orthonormalizer(SIZE)
