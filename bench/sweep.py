@@ -5,10 +5,16 @@
 2. sweep, warm: ``meanfield.sweep`` of the same run on a LocalCluster whose workers already compiled the kernel
    (Dask scheduling + transfer + HDF5 writing overhead), with the client's peak RSS (a CLI subprocess);
 3. sweep, cold: ``meanfield sweep`` as a user runs it (cluster start-up and per-worker compilation included);
-4. full Figure 3: seconds per point of runs/paper_fig3.toml measured on a few points × 4001 / cores, and the
-   exact size of its file (every dataset is allocated when the file is created).
+4. full Figure 3, worker side: core-seconds per point of runs/paper_fig3.toml (175 000 steps, 12 exponents
+   over the last 75 000) for the kernel, the reductions and the classification evidence, measured on one
+   thread over 32 evenly spaced points;
+5. full Figure 3, end to end: ``meanfield sweep`` of runs/paper_fig3.toml restricted to every 10th point (401
+   of its 4001, the same β_o range) on a local cluster started and warmed beforehand (the start is not
+   counted), scaled to 4001 points; and the exact size of the full file (every dataset is allocated when the
+   file is created).
 
-Run: ``python bench/sweep.py`` (about 5 minutes on 2 cores). Prints a table.
+Run: ``python bench/sweep.py`` (about 6 minutes on 2 cores). Prints a table and the load average before and
+after (the machine may be shared: the ratios in the quick part are the robust numbers).
 """
 from __future__ import annotations
 
@@ -18,19 +24,23 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 import numpy as np
+from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.kernels.reductions import reduce_points
+from meanfield.sweeps.cluster import local_cluster
 from meanfield.sweeps.evidence import point_evidence
 from meanfield.sweeps.store import create_sweep
-from meanfield.sweeps.cluster import local_cluster
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUICK = os.path.join(ROOT, "runs", "paper_fig3_quick.toml")
 FULL = os.path.join(ROOT, "runs", "paper_fig3.toml")
-BIN = os.path.dirname(sys.executable)
+#: The CLI as a user runs it (``meanfield`` is ``python -m meanfield``), with this checkout importable.
+CLI = [sys.executable, "-m", "meanfield"]
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
 
 
 def raw(run) -> float:
@@ -61,8 +71,47 @@ def warm(run):
     mf.simulate_batch(run.model, 200, 100, parameters=run.parameters([0, 1]), lyapunov=True, record=run.recorded)
 
 
+def worker_costs(run, n_sample=32):
+    """Core-seconds per point of the kernel, the reductions and the evidence (one thread, the tile width of
+    a sweep task of ``run.chunk`` points)."""
+    import numba
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        params = run.parameters(np.linspace(0, run.n_points - 1, n_sample).astype(int))
+        t = time.thread_time()
+        result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=params, lyapunov=run.lyapunov,
+                                   record=run.recorded)
+        kernel = time.thread_time() - t
+        observed = result.records[run.reductions.observable]
+        t = time.thread_time()
+        reduce_points(observed, run.reductions)
+        reductions = time.thread_time() - t
+        t = time.thread_time()
+        point_evidence(observed, result.lyapunov, result.lyapunov_stderr)
+        evidence_time = time.thread_time() - t
+    finally:
+        numba.set_num_threads(threads)
+    return kernel / n_sample, reductions / n_sample, evidence_time / n_sample
+
+
+def every_tenth(path, directory):
+    """A copy of the run file ``path`` whose 1-D grid keeps every 10th point (num 4001 -> 401, same range)."""
+    with open(path, "rb") as f:
+        text = f.read().decode()
+    spec = tomllib.loads(text)
+    (axis, grid), = spec["grid"].items()
+    subset = (grid["num"] - 1) // 10 + 1
+    out = os.path.join(directory, "subset.toml")
+    with open(out, "w") as f:
+        f.write(text.replace(f"num = {grid['num']}", f"num = {subset}"))
+    assert mf.load_run(out).n_points == subset
+    return out, subset
+
+
 def main():
     cores = len(os.sched_getaffinity(0))
+    load_before = os.getloadavg()
     quick, full = mf.load_run(QUICK), mf.load_run(FULL)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +123,6 @@ def main():
         t_evidence = evidence(quick)
         rows.append(("  + sweeps.evidence.point_evidence, all points / cores (s)", t_evidence / cores))
 
-        from dask.distributed import Client
         with local_cluster(cores) as cluster, Client(cluster) as client:
             t = time.perf_counter()
             client.run(warm, quick)                      # compile the kernel in every worker
@@ -87,29 +135,39 @@ def main():
             peer = t_raw + t_evidence / cores
             rows.append(("  same, raw + evidence as the peer", f"{100 * (t_warm / peer - 1):+.1f} %"))
             t = time.perf_counter()
-            subprocess.run([f"{BIN}/meanfield", "sweep", QUICK, "-o", os.path.join(tmp, "cli.h5"), "--scheduler",
-                            cluster.scheduler_address, "--no-progress"], check=True, capture_output=True)
+            subprocess.run([*CLI, "sweep", QUICK, "-o", os.path.join(tmp, "cli.h5"), "--scheduler",
+                            cluster.scheduler_address, "--no-progress"], check=True, capture_output=True, env=ENV)
             rows.append(("sweep, warm workers, CLI subprocess (s)", time.perf_counter() - t))
             rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
             rows.append(("  client peak RSS, CLI process (MB)", rss / 1024))
         t = time.perf_counter()
-        subprocess.run([f"{BIN}/meanfield", "sweep", QUICK, "-o", os.path.join(tmp, "cold.h5"), "--no-progress"],
-                       check=True, capture_output=True)
+        subprocess.run([*CLI, "sweep", QUICK, "-o", os.path.join(tmp, "cold.h5"), "--no-progress"],
+                       check=True, capture_output=True, env=ENV)
         rows.append(("sweep, cold: `meanfield sweep runs/paper_fig3_quick.toml` (s)", time.perf_counter() - t))
         rows.append(("  quick file size (MB)", os.path.getsize(os.path.join(tmp, "cold.h5")) / 1e6))
 
-        sample = np.linspace(0, full.n_points - 1, 4).astype(int)
-        params = full.parameters(sample)
-        t = time.perf_counter()
-        mf.simulate_batch(full.model, full.steps, full.transient, parameters=params, lyapunov=full.lyapunov,
-                          record=full.recorded)
-        per_point = (time.perf_counter() - t) * cores / len(sample)     # the batch used all cores
-        rows.append(("full Fig. 3: one point, 175000 steps + 12 exponents, one core (s)", per_point))
-        rows.append((f"full Fig. 3: estimate, 4001 points on {cores} cores (min)",
-                     per_point * full.n_points / cores / 60))
+        kernel, reductions, evidence_cost = worker_costs(full)
+        per_point = kernel + reductions + evidence_cost
+        rows.append(("full Fig. 3, worker side per point (core-s): kernel", kernel))
+        rows.append(("  reductions (histogram, bands, distinct values)", reductions))
+        rows.append(("  classification evidence (period, 0-1 test, spectra, sections)", evidence_cost))
+        rows.append((f"  sum x 4001 points / {cores} cores (min)", per_point * full.n_points / cores / 60))
+        subset_file, subset = every_tenth(FULL, tmp)
+        with local_cluster(cores) as cluster, Client(cluster) as client:
+            client.run(warm, full)
+            t = time.perf_counter()
+            subprocess.run([*CLI, "sweep", subset_file, "-o", os.path.join(tmp, "subset.h5"),
+                            "--scheduler", cluster.scheduler_address, "--no-progress"], check=True,
+                           capture_output=True, env=ENV)
+            t_subset = time.perf_counter() - t
+        rows.append((f"full Fig. 3, end to end: `meanfield sweep` of {subset} of its points, warm cluster (s)",
+                     t_subset))
+        rows.append((f"full Fig. 3, end to end, scaled to {full.n_points} points on {cores} cores (min)",
+                     t_subset * full.n_points / subset / 60))
         create_sweep(os.path.join(tmp, "full.h5"), full).close()
         rows.append(("full Fig. 3: file size, no tails (MB)", os.path.getsize(os.path.join(tmp, "full.h5")) / 1e6))
     width = max(len(r[0]) for r in rows)
+    print(f"# {cores} cores; load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
     print(f"{'measurement'.ljust(width)}  value")
     for name, value in rows:
         print(f"{name.ljust(width)}  {value if isinstance(value, str) else f'{value:.2f}'}")

@@ -1,4 +1,5 @@
 """All compiled code, importing only :mod:`meanfield.model` (and the generic quantisation of
-:mod:`meanfield.analysis.sections` for the reductions): the step shared by CPU and CUDA (:mod:`.step`), its
-CPU (:mod:`.cpu`) and CUDA (:mod:`.cuda`) builds, the per-point reductions on either side (:mod:`.reductions`,
-:mod:`.cuda_reductions`), the PID tangent map (:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`)."""
+:mod:`meanfield.analysis.sections` for the reductions): the step shared by CPU and CUDA (:mod:`.step`) with its
+vectorisable exp, tanh and log (:mod:`.lane_math`), its CPU (:mod:`.cpu`) and CUDA (:mod:`.cuda`) builds, the
+per-point reductions on either side (:mod:`.reductions`, :mod:`.cuda_reductions`), the PID tangent map
+(:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`)."""

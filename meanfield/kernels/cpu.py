@@ -10,10 +10,10 @@ numba sets that flag for the bodies of its own parallel loops; :class:`NoAliasCo
 numba's ``pipeline_class`` hook. The functions without loops (exp, tanh, log, the ring index) are inlined.
 
 Points are grouped so that a tile is all uncontrolled or all PID-controlled (the controlled step has more
-state) and each group is padded to a multiple of W with copies of its first point. Tiles run on a pool of
-``numba.get_num_threads()`` threads (the compiled tile function releases the GIL), taking the next tile as
-they finish one; a ``prange`` would compile numba's parallel machinery around the kernel once more (about
-10 s per shape) and split the tiles statically. A point's arithmetic never reads another lane, so results
+state) and each group is padded to a multiple of W with copies of its first point. Chunks of tiles run on a
+pool of ``numba.get_num_threads()`` threads (the compiled tile loop releases the GIL), a thread taking the
+next chunk when it finishes one; a ``prange`` would compile numba's parallel machinery around the kernel
+once more (about 10 s per shape) and split the tiles statically. A point's arithmetic never reads another lane, so results
 are bitwise identical whatever W, the padding, the batch composition, the order or the thread count.
 
 On-disk caching: the step functions are closures of :func:`~meanfield.kernels.step.build_steps` that call
@@ -44,6 +44,8 @@ from .step import build_steps
 TILE_WIDTH = 32
 #: Narrowest tile, used for small batches so that every thread still gets a tile.
 MIN_TILE_WIDTH = 16
+#: Chunks of tiles per thread (the pool's unit of work).
+TASKS_PER_THREAD = 4
 
 
 def _libm(jit):
@@ -94,7 +96,7 @@ def _cached(tag, **options):
 
 def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> dict:
     """The step functions of :func:`~meanfield.kernels.step.build_steps` for L = ``ring``, M = ``n_feat``,
-    J = ``n_patterns``, plus ``run_tile_at`` (one tile of a batch), ``window_gradient`` and
+    J = ``n_patterns``, plus ``run_tiles`` (a range of tiles of a batch), ``window_gradient`` and
     ``attention_jacobian`` (one point); compiled on first call, then loaded from numba's cache. One build
     per process and key (two with one tag would share symbols, see :func:`_cached`)."""
     return _tile_kernels(int(ring), int(n_feat), int(n_patterns), str(math_library))
@@ -110,20 +112,22 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
     size_uncontrolled, size_controlled = L * M, L * M + 2 * M
 
     @_cached(tag, nogil=True)
-    def run_tile_at(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, controlled, steps, transient,
-                    record_every, selection, qr_every, tile, records, block_sums, stats, final_att, final_depth,
-                    final_ctrl):
-        """Allocate tile ``tile``'s state and scratch and run it (arrays (tiles, ..., W), see :func:`run_batch`)."""
+    def run_tiles(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, controlled, steps, transient, record_every,
+                  selection, qr_every, first, stop, records, block_sums, stats, final_att, final_depth, final_ctrl):
+        """Run tiles ``first`` .. ``stop`` - 1 of a batch, each with its own state and scratch (arrays
+        (tiles, ..., W), see :func:`run_batch`)."""
         width = params.shape[2]
-        size = size_controlled if controlled[tile] else size_uncontrolled
-        run_tile(coef, signs, w_pe, params[tile], pe0[tile], att0[tile].copy(), depth0[tile].copy(),
-                 ctrl0[tile].copy(), controlled[tile], steps, transient, record_every, selection, qr_every,
-                 np.empty((4, L, M, width)), np.empty((J, width)), np.empty((4, M, width)), np.empty((M, width)),
-                 np.empty((L, M, width)), np.empty((L, M, width)), np.empty((L, width)), np.empty((M, width)),
-                 np.empty((L, M, M, width)), np.empty((L, M, M, width)), np.empty((1, M, M, width)),
-                 np.empty((L, M, M, width)), np.empty((block_sums.shape[2], size, width)), np.empty((M, width)),
-                 np.empty((2, width)), np.empty(width), np.empty((size_controlled + 1, width)), records[tile],
-                 block_sums[tile], stats[tile], final_att[tile], final_depth[tile], final_ctrl[tile])
+        for tile in range(first, stop):
+            size = size_controlled if controlled[tile] else size_uncontrolled
+            run_tile(coef, signs, w_pe, params[tile], pe0[tile], att0[tile].copy(), depth0[tile].copy(),
+                     ctrl0[tile].copy(), controlled[tile], steps, transient, record_every, selection, qr_every,
+                     np.empty((4, L, M, width)), np.empty((J, width)), np.empty((4, M, width)), np.empty((M, width)),
+                     np.empty((L, M, width)), np.empty((L, M, width)), np.empty((L, width)), np.empty((M, width)),
+                     np.empty((L, M, M, width)), np.empty((L, M, M, width)), np.empty((1, M, M, width)),
+                     np.empty((L, M, M, width)), np.empty((block_sums.shape[2], size, width)),
+                     np.empty((M, width)), np.empty((2, width)), np.empty(width),
+                     np.empty((size_controlled + 1, width)), records[tile], block_sums[tile], stats[tile],
+                     final_att[tile], final_depth[tile], final_ctrl[tile])
 
     token_fields, store_token, token_jacobian = steps["token_fields"], steps["store_token"], steps["token_jacobian"]
     positional_terms, attend, control_step = steps["positional_terms"], steps["attend"], steps["control_step"]
@@ -168,7 +172,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             jac[i, i - M] = 1.0
         return jac
 
-    steps.update(run_tile_at=run_tile_at, window_gradient=window_gradient, attention_jacobian=attention_jacobian)
+    steps.update(run_tiles=run_tiles, window_gradient=window_gradient, attention_jacobian=attention_jacobian)
     return steps
 
 
@@ -244,17 +248,16 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
             to_tiles(pe0), to_tiles(att0), to_tiles(depth0, np.int64),
             to_tiles(np.concatenate([ctrl0, scratch_rows], axis=1)), np.ascontiguousarray(controlled[lanes[::width]]),
             int(steps), int(transient), int(record_every), selection, int(qr_every))
-    run_tile_at = tile_kernels(ring, n_feat, signs.shape[0], math_library)["run_tile_at"]
+    run_tiles = tile_kernels(ring, n_feat, signs.shape[0], math_library)["run_tiles"]
 
-    def run(tile):
-        run_tile_at(*args, tile, records, block_sums, stats, final_att, final_depth, final_ctrl)
+    def run(tiles):
+        run_tiles(*args, tiles[0], tiles[-1] + 1, records, block_sums, stats, final_att, final_depth, final_ctrl)
 
     threads = min(get_num_threads(), n_tiles)
-    if threads > 1:
+    if threads > 1:       # a few chunks per thread: a thread that finishes early takes the next one
         with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(run, range(n_tiles)))
-    else:
-        for tile in range(n_tiles):
-            run(tile)
+            list(pool.map(run, np.array_split(np.arange(n_tiles), min(n_tiles, TASKS_PER_THREAD * threads))))
+    elif n_tiles:
+        run(np.arange(n_tiles))
     tile_of, lane = lane_of // width, lane_of % width
     return tuple(a[tile_of, ..., lane] for a in out)
