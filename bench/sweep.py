@@ -10,8 +10,9 @@
    thread over 32 evenly spaced points;
 5. full Figure 3, end to end: ``meanfield sweep`` of runs/paper_fig3.toml restricted to every 10th point (401
    of its 4001, the same β_o range) on a local cluster started and warmed beforehand (the start is not
-   counted), scaled to 4001 points; and the exact size of the full file (every dataset is allocated when the
-   file is created).
+   counted), scaled to 4001 points, with the CPU time of the workers and of the CLI process: on a shared
+   machine the workers' CPU time over the cores is the estimate of the idle-machine wall time; and the exact
+   size of the full file (every dataset is allocated when the file is created).
 
 Run: ``python bench/sweep.py`` (about 6 minutes on 2 cores). Prints a table and the load average before and
 after (the machine may be shared: the ratios in the quick part are the robust numbers).
@@ -69,6 +70,12 @@ def evidence(run) -> float:
 def warm(run):
     """Compile the kernel in this process (run on every worker by ``Client.run``)."""
     mf.simulate_batch(run.model, 200, 100, parameters=run.parameters([0, 1]), lyapunov=True, record=run.recorded)
+
+
+def cpu_of_children() -> float:
+    """User + system CPU seconds of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def worker_costs(run, n_sample=32):
@@ -155,15 +162,22 @@ def main():
         subset_file, subset = every_tenth(FULL, tmp)
         with local_cluster(cores) as cluster, Client(cluster) as client:
             client.run(warm, full)
+            workers_cpu = sum(client.run(time.process_time).values())
+            client_cpu = cpu_of_children()
             t = time.perf_counter()
             subprocess.run([*CLI, "sweep", subset_file, "-o", os.path.join(tmp, "subset.h5"),
                             "--scheduler", cluster.scheduler_address, "--no-progress"], check=True,
                            capture_output=True, env=ENV)
             t_subset = time.perf_counter() - t
+            workers_cpu = sum(client.run(time.process_time).values()) - workers_cpu
+            client_cpu = cpu_of_children() - client_cpu
+        scale = full.n_points / subset
         rows.append((f"full Fig. 3, end to end: `meanfield sweep` of {subset} of its points, warm cluster (s)",
                      t_subset))
-        rows.append((f"full Fig. 3, end to end, scaled to {full.n_points} points on {cores} cores (min)",
-                     t_subset * full.n_points / subset / 60))
+        rows.append((f"  scaled to {full.n_points} points on {cores} cores (min)", t_subset * scale / 60))
+        rows.append(("  CPU: workers' (s) / the CLI client's (s)", f"{workers_cpu:.1f} / {client_cpu:.1f}"))
+        rows.append((f"  idle-machine estimate: workers' CPU / {cores} cores, scaled (min)",
+                     workers_cpu / cores * scale / 60))
         create_sweep(os.path.join(tmp, "full.h5"), full).close()
         rows.append(("full Fig. 3: file size, no tails (MB)", os.path.getsize(os.path.join(tmp, "full.h5")) / 1e6))
     width = max(len(r[0]) for r in rows)

@@ -115,7 +115,8 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
     def run_tiles(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, controlled, steps, transient, record_every,
                   selection, qr_every, first, stop, records, block_sums, stats, final_att, final_depth, final_ctrl):
         """Run tiles ``first`` .. ``stop`` - 1 of a batch, each with its own state and scratch (arrays
-        (tiles, ..., W), see :func:`run_batch`)."""
+        (tiles, ..., W), see :func:`run_batch`; ``records`` (rows, n_sel, M, tiles·W), a view of the
+        per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns)."""
         width = params.shape[2]
         for tile in range(first, stop):
             size = size_controlled if controlled[tile] else size_uncontrolled
@@ -126,8 +127,8 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
                      np.empty((L, M, M, width)), np.empty((L, M, M, width)), np.empty((1, M, M, width)),
                      np.empty((L, M, M, width)), np.empty((block_sums.shape[2], size, width)),
                      np.empty((M, width)), np.empty((2, width)), np.empty(width),
-                     np.empty((size_controlled + 1, width)), records[tile], block_sums[tile], stats[tile],
-                     final_att[tile], final_depth[tile], final_ctrl[tile])
+                     np.empty((size_controlled + 1, width)), records[..., tile * width:(tile + 1) * width],
+                     block_sums[tile], stats[tile], final_att[tile], final_depth[tile], final_ctrl[tile])
 
     token_fields, store_token, token_jacobian = steps["token_fields"], steps["store_token"], steps["token_jacobian"]
     positional_terms, attend, control_step = steps["positional_terms"], steps["attend"], steps["control_step"]
@@ -239,10 +240,13 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
 
     n_rec = (steps - transient + record_every - 1) // record_every
     selection = np.ascontiguousarray(selection, dtype=np.int64)
-    out = (np.empty((n_tiles, n_rec, len(selection), n_feat, width)), np.empty((n_tiles, ring, n_feat, width)),
-           np.empty((n_tiles, width), dtype=np.int64), np.zeros((n_tiles, n_blocks, n_exponents, width)),
-           np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)), np.empty((n_tiles, 2, width)))
-    records, final_att, final_depth, block_sums, final_ctrl, stats = out
+    # records are written where they are returned (point-major; the tile's lanes are a strided view), so that
+    # long trajectories are not copied once more
+    records = np.empty((len(lanes), n_rec, len(selection), n_feat))
+    out = (np.empty((n_tiles, ring, n_feat, width)), np.empty((n_tiles, width), dtype=np.int64),
+           np.zeros((n_tiles, n_blocks, n_exponents, width)), np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)),
+           np.empty((n_tiles, 2, width)))
+    final_att, final_depth, block_sums, final_ctrl, stats = out
     scratch_rows = np.zeros((n_points, CTRL_ROWS - CTRL_STATE_ROWS, n_feat))
     args = (np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe), to_tiles(params),
             to_tiles(pe0), to_tiles(att0), to_tiles(depth0, np.int64),
@@ -251,7 +255,8 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
     run_tiles = tile_kernels(ring, n_feat, signs.shape[0], math_library)["run_tiles"]
 
     def run(tiles):
-        run_tiles(*args, tiles[0], tiles[-1] + 1, records, block_sums, stats, final_att, final_depth, final_ctrl)
+        run_tiles(*args, tiles[0], tiles[-1] + 1, np.moveaxis(records, 0, -1), block_sums, stats, final_att,
+                  final_depth, final_ctrl)
 
     threads = min(get_num_threads(), n_tiles)
     if threads > 1:       # a few chunks per thread: a thread that finishes early takes the next one
@@ -260,4 +265,5 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
     elif n_tiles:
         run(np.arange(n_tiles))
     tile_of, lane = lane_of // width, lane_of % width
-    return tuple(a[tile_of, ..., lane] for a in out)
+    in_order = np.array_equal(lane_of, np.arange(n_points))
+    return (records[:n_points] if in_order else records[lane_of],) + tuple(a[tile_of, ..., lane] for a in out)

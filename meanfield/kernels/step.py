@@ -52,8 +52,8 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
     ``jit`` compiles the functions with loops (the CPU's tells LLVM that their array arguments do not
     overlap, which they never do), ``leaf_jit`` (default ``jit``) the small loop-free ones, which the CPU
-    inlines into their callers. ``transcendentals`` = (exp, tanh, log) replaces :mod:`.lane_math` (a
-    benchmark's stand-ins).
+    inlines into their callers. ``transcendentals`` = (exp, tanh, log) compiled with ``leaf_jit`` replaces
+    :mod:`.lane_math` (the C library's for CUDA float32 and for comparisons).
     """
     OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ = (layout.OBS_ATT, layout.OBS_MO, layout.OBS_MO_SE, layout.OBS_MV,
                                                   layout.OBS_MQ)
@@ -75,7 +75,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
     @jit
     def positional_terms(w_pe, params, pe0, out):
-        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md,
+        """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md §3
         step 2); ``pe0`` (L, P, lanes)."""
         n_pe = pe0.shape[1]
         for lane in range(out.shape[3]):
@@ -91,7 +91,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     @jit
     def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
         """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
-        code is row ``slot`` of the start PE window (docs/model.md, steps 1-2).
+        code is row ``slot`` of the start PE window (docs/model.md §3, steps 1-2).
 
         h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
         m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included).
@@ -132,7 +132,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     @jit
     def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
         """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
-        reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md, steps 3-5). ``p`` receives the
+        reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md §3, steps 3-5). ``p`` receives the
         attention weights (the tangent step needs them); ``softmax`` (2, lanes) is scratch."""
         n_lanes = p.shape[1]
         top, total = softmax[0], softmax[1]
@@ -166,7 +166,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     @jit
     def token_jacobian(coef, f, signs, params, h, out, slot):
         """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
-        values are ``h`` (docs/model.md, Jacobian)."""
+        values are ``h`` (docs/model.md §4)."""
         for a in range(M):
             for b in range(M):
                 for lane in range(h.shape[1]):
@@ -178,7 +178,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
     @jit
     def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad):
-        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md, Jacobian: chain rule).
+        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule).
 
         Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
         ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
@@ -285,7 +285,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
         def orthonormalize(tangent, log_norms, work):
             """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
-            log|R_jj| to log_norms[j] (the QR of docs/model.md, up to signs). One pass suffices because vectors
+            log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because vectors
             are re-orthonormalised after every step (bench/qr_interval.py: a product of even 2 Jacobians loses
             the most contracting directions when the spectrum spans ~10 per step, so QR runs every step by
             default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes its norm), a separate
@@ -363,7 +363,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                  record_every, selection, qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
                  dv_ring, dk_ring, dq, grad, tangent, new_row, softmax, largest, qr_work, records, block_sums, stats, final_att,
                  final_depth, final_ctrl):
-        """Iterate the lanes of a tile for ``steps`` steps (docs/model.md), recording after ``transient``.
+        """Iterate the lanes of a tile for ``steps`` steps (docs/model.md §3), recording after ``transient``.
 
         Inputs (lanes last): ``att_ring`` (L, M) the start windows in logical order (the first ``depth[lane]``
         rows valid, the others zero), ``ctrl`` (CTRL_ROWS, M) the controller [r, I, e_prev] in its first
