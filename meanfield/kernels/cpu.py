@@ -39,9 +39,9 @@ from ..model.layout import C_RAW, CTRL_ROWS, CTRL_STATE_ROWS, F_K, F_Q, F_V, con
 from . import lane_math
 from .step import build_steps
 
-#: Lanes per tile: four AVX-512 registers of doubles (bench/throughput.py measured 16..128 within noise, 8
-#: at less than half: LLVM's vector loops then fall back to their scalar remainder).
-TILE_WIDTH = 32
+#: Lanes per tile, measured (one core, paper model): 64 beats 32 by 10-25 %, 128 gains nothing more, 16 loses
+#: 15 %, 8 more than half (LLVM's vector loops then fall back to their scalar remainder).
+TILE_WIDTH = 64
 #: Narrowest tile, used for small batches so that every thread still gets a tile.
 MIN_TILE_WIDTH = 16
 #: Chunks of tiles per thread (the pool's unit of work).
