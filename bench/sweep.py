@@ -35,6 +35,7 @@ from meanfield.kernels.reductions import reduce_points
 from meanfield.sweeps.cluster import local_cluster
 from meanfield.sweeps.evidence import point_evidence
 from meanfield.sweeps.store import create_sweep
+from meanfield.sweeps.tasks import compute_chunk
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUICK = os.path.join(ROOT, "runs", "paper_fig3_quick.toml")
@@ -68,8 +69,9 @@ def evidence(run) -> float:
 
 
 def warm(run):
-    """Compile the kernel in this process (run on every worker by ``Client.run``)."""
-    mf.simulate_batch(run.model, 200, 100, parameters=run.parameters([0, 1]), lyapunov=True, record=run.recorded)
+    """Load the kernel in this process (run on every worker by ``Client.run``) through a sweep task, which
+    also sets the worker's thread count."""
+    compute_chunk(run.replace(steps=200, transient=100), np.arange(2), np.full(2, -1))
 
 
 def cpu_of_children() -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import platform
 
+import numba
 import numpy as np
 
 from ..finite import simulate_finite_batch
@@ -64,11 +65,6 @@ def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
     ``transient`` .. ``steps``-1 (every ``record.every``-th; finite convention, no factor w, docs/model.md §8), tails
     of the replica means, and evidence NaN / max_integral NaN / diverged_at -1 (no exponents or PID here).
     """
-    import numba
-    # A worker's WORKER_ENV (NUMBA_NUM_THREADS=1) reaches os.environ after numba was imported. The finite kernel
-    # is loaded from numba's cache and starts the thread pool without re-reading the environment; the MF
-    # kernel compiled next would then find the setting changed and fail. Read it now, before any thread starts.
-    numba.config.reload_config()
     spec = run.finite
     indices = np.asarray(indices, dtype=np.int64)
     n = len(indices)
@@ -164,6 +160,12 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     ``index`` and ``host`` (the machine that computed them, for the file's provenance), computed by the task of
     the run's system (:data:`TASKS`).
     """
+    # A worker's WORKER_ENV (NUMBA_NUM_THREADS=1) reaches os.environ after numba was imported, which fixed its
+    # thread count at one per core. Read it before a kernel starts threads (a threading layer launched with the
+    # stale count would fail a later compilation) and make it this task thread's count, which the CPU kernels
+    # run (else every worker would run one thread per core).
+    numba.config.reload_config()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return {**TASKS[run.system](run, indices, parents, sources), "host": platform.node()}
 
 
