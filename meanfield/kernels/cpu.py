@@ -13,8 +13,9 @@ Points are grouped so that a tile is all uncontrolled or all PID-controlled (the
 state) and each group is padded to a multiple of W with copies of its first point. Chunks of tiles run on a
 pool of ``numba.get_num_threads()`` threads (the compiled tile loop releases the GIL), a thread taking the
 next chunk when it finishes one; a ``prange`` would compile numba's parallel machinery around the kernel
-once more (about 10 s per shape) and split the tiles statically. A point's arithmetic never reads another lane, so results
-are bitwise identical whatever W, the padding, the batch composition, the order or the thread count.
+once more (about 10 s per shape) and split the tiles statically. A point's arithmetic never reads another
+lane, so results are bitwise identical whatever W, the padding, the batch composition, the order or the
+thread count.
 
 On-disk caching: the step functions are closures of :func:`~meanfield.kernels.step.build_steps` that call
 each other, and numba keys a closure's cache entry on a pickle of its closure cells — here other
