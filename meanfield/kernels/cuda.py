@@ -281,9 +281,11 @@ def run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps,
            "block_sums": device_zeros((n_blocks, n_exponents, n_points), np.float64)}
     kernel = point_kernel(ring, n_feat, signs.shape[0], int(n_exponents), dtype)
     if n_points:
-        blocks = (n_points + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        # numba's simulator runs a block's threads as Python threads that take a lock at every device-function
+        # call; a block of one thread runs them one after the other (a point never reads another's lane).
+        threads = 1 if simulator_enabled() else THREADS_PER_BLOCK
         try:
-            kernel[blocks, THREADS_PER_BLOCK](
+            kernel[(n_points + threads - 1) // threads, threads](
                 cast(coef), cast(signs), cast(w_pe), cast(np.transpose(params)), cast(np.moveaxis(pe0, 0, -1)),
                 out["att"], out["depth"], out["ctrl"], out["stats"], int(steps), int(transient), int(record_every),
                 to_device(selection), int(qr_every), out["records"], out["block_sums"],

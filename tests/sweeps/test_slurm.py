@@ -118,16 +118,17 @@ def test_two_jobs_equal_local_bitwise(two_cpus, quick, tmp_path):
     wait_until(lambda: not live_jobs(), 30, "the sweep's jobs leave the queue")
 
 
-def _seconds_per_point(text: str) -> float:
-    """This machine's single-thread time of one point of ``text`` (median of three 2-point chunks)."""
+def _seconds_per_point(text: str, size: int) -> float:
+    """This machine's single-thread time of one point of ``text`` in chunks of ``size`` points (median of three
+    chunks; the CPU kernel advances tiles of points together, so the cost per point depends on the chunk)."""
     from meanfield.sweeps.tasks import compute_chunk
     run = mf.load_run(text)
     compute_chunk(run, np.array([0]), np.array([-1]))            # numba's cache loaded
     times = []
-    for start in (1, 3, 5):
+    for start in (0, size, 2 * size):
         begin = time.perf_counter()
-        compute_chunk(run, np.arange(start, start + 2), np.array([-1, -1]))
-        times.append((time.perf_counter() - begin) / 2)
+        compute_chunk(run, np.arange(start, start + size), np.full(size, -1))
+        times.append((time.perf_counter() - begin) / size)
     return sorted(times)[1]
 
 
@@ -138,9 +139,11 @@ def test_sweep_spanning_three_walltimes_equals_local(slurm, tmp_path):
     not stop mid-call), so the 25 s left to the walltime hold the worker's start-up and one chunk (~2 s)
     even on a loaded machine."""
     walltime = 60
-    per_point = _seconds_per_point(tiny_text(num=8, steps=20000, transient=5000, lyapunov=12, chunk=2))
-    num = math.ceil(3 * walltime / per_point)
-    text = tiny_text(num=num, steps=20000, transient=5000, lyapunov=12, chunk=max(1, round(2 / per_point)))
+    chunk = 64                                                   # one tile of the CPU kernel
+    per_point = _seconds_per_point(tiny_text(num=3 * chunk, steps=40000, transient=10000, lyapunov=12), chunk)
+    steps = 40000 * max(1, round(2 / (per_point * chunk)))       # a chunk takes about 2 s
+    num = chunk * math.ceil(3 * walltime / (per_point * chunk * steps / 40000))
+    text = tiny_text(num=num, steps=steps, transient=steps // 4, lyapunov=12, chunk=chunk)
     logs = tmp_path / "logs"
     (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="30s",
                                                   lifetime_stagger="5s", patience="5m"))
