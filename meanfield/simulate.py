@@ -155,9 +155,17 @@ def exponents_from_blocks(block_sums: np.ndarray, n_saved: int):
 
 
 #: Work (points × steps × (1 + exponents)) from which :func:`simulate_batch` shows a progress bar by default
-#: (about 5 s on 2 cores), and the number of pieces the batch then runs in.
+#: (about 5 s on 2 cores), and the most pieces the batch then runs in.
 PROGRESS_WORK = 5e7
 PROGRESS_PIECES = 40
+
+
+def progress_pieces(n_points: int) -> int:
+    """Pieces a CPU batch with a progress bar runs in: at most :data:`PROGRESS_PIECES`, each holding a full
+    tile per thread (the CPU kernel pads a partial tile, docs/model.md §3.3, so smaller pieces waste work)."""
+    from numba import get_num_threads
+    from .kernels.cpu import TILE_WIDTH
+    return int(max(1, min(PROGRESS_PIECES, n_points // (TILE_WIDTH * get_num_threads()))))
 
 
 def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, parameters: dict | None = None,
@@ -212,10 +220,10 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     n_points = params.shape[0]
     work = n_points * steps * (1 + n_exponents)          # the kernel's cost grows with 1 + exponents
     show = work >= PROGRESS_WORK if progress is None else bool(progress)
-    pieces = 1 if backend != "cpu" or not show else min(n_points, PROGRESS_PIECES)
+    pieces = 1 if backend != "cpu" or not show else progress_pieces(n_points)
     bounds = np.linspace(0, n_points, pieces + 1).round().astype(np.int64)
     parts = []
-    with progress_bar(n_points, "simulate_batch", enabled=show and pieces > 1) as bar:
+    with progress_bar(n_points, "simulate_batch", enabled=show) as bar:
         for lo, hi in zip(bounds[:-1], bounds[1:]):      # every point is independent: results do not depend on it
             parts.append(kernel(coef, signs, w_pe, params[lo:hi], pe0[lo:hi], att0[lo:hi], depth0[lo:hi],
                                 ctrl0[lo:hi], steps, transient, record_every, selection, n_exponents, qr_every,
