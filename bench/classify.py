@@ -148,7 +148,7 @@ def main():
     if not args.no_fig3:
         betas, labels = fig3_quick()
         counts = Counter(labels)
-        print(f"\nquick Figure 3 (401 beta_o, 20000 steps, 10000 transient, 12 exponents): "
+        print("\nquick Figure 3 (401 beta_o, 20000 steps, 10000 transient, 12 exponents): "
               + ", ".join(f"{k} {v / len(labels):.1%}" for k, v in counts.most_common()))
 
 

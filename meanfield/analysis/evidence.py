@@ -145,7 +145,7 @@ def _transient_end(y: np.ndarray, window: np.ndarray, cycle, floor: float) -> in
     """First sample from which the series stays on the attractor: for a cycle, from where its residual stays
     at the floor (None while it is still converging); otherwise the sample after the last one of the head
     outside the window's box widened by 10 % of its extent per feature."""
-    n, head = y.shape[0], y.shape[0] - window.shape[0]
+    head = y.shape[0] - window.shape[0]
     if cycle.period is not None:
         if cycle.settled_at is None:
             return None

@@ -14,7 +14,6 @@ import pytest
 
 import meanfield as mf
 from meanfield.kernels import cpu
-from meanfield.model.layout import OBSERVABLES
 from ..cuda.helpers import kernel_args, random_model, random_start
 
 OUTPUTS = ("records", "final_att", "final_depth", "block_sums", "final_ctrl", "stats")

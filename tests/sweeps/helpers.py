@@ -41,6 +41,20 @@ def tiny_text(num=12, steps=400, transient=200, lyapunov=3, chunk=4, extra=""):
 
 
 
+def interrupted_sweep(text: str, path, after: int, **options) -> None:
+    """A sweep of ``text`` into ``path`` stopped by Ctrl-C (a KeyboardInterrupt from the progress callback) once
+    ``after`` points are done; ``options`` go to :func:`meanfield.sweep`."""
+    import pytest
+
+    import meanfield as mf
+
+    def interrupt(done, total):
+        if done >= after:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        mf.sweep(text, path, progress=False, callback=interrupt, **options)
+
+
 def read_all(path) -> dict:
     """Every per-point dataset of a sweep file (those with the grid first), as numpy arrays."""
     with h5py.File(path, "r") as f:

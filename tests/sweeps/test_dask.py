@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from .helpers import BIN, assert_same, done_count, read_all, tiny_text
+from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 CONT = "\n[continuation]\naxis = 'beta_o'\ndirection = 'both'\nchains = 3\npre_steps = 50\n"
@@ -110,11 +110,7 @@ def test_ctrl_c_then_resume_continuation(client, reference, tmp_path):
     text = tiny_text(num=24, chunk=1, extra=CONT)
     out = tmp_path / "interrupted.h5"
 
-    def interrupt(done, total):
-        if done >= 7:
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        mf.sweep(text, out, client=client, progress=False, callback=interrupt)
+    interrupted_sweep(text, out, 7, client=client)
     assert 7 <= read_all(out)["done"].sum() < 24
     mf.sweep(text, out, client=client, progress=False)
     assert_same(read_all(out), reference(text))

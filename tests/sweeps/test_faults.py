@@ -21,10 +21,9 @@ from meanfield.analysis import LABELS
 from meanfield.errors import MeanfieldError, StoreError
 from meanfield.kernels.cuda import require_cuda
 from meanfield.sweeps.labels import point_labels
-from meanfield.sweeps.lock import FileBusy
 from meanfield.sweeps.tasks import compute_chunk
 
-from .helpers import BIN, assert_same, read_all, tiny_text
+from .helpers import BIN, assert_same, interrupted_sweep, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 #: Attributes that differ between two runs of one spec by design (who wrote the file, and when).
@@ -152,11 +151,7 @@ def test_force_replaces_the_old_file_only_when_finished(client, reference, compl
     out, before = complete
     new = tiny_text(steps=500)
 
-    def interrupt(done, total):
-        if done >= 5:
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        mf.sweep(new, out, client=client, progress=False, overwrite=True, callback=interrupt)
+    interrupted_sweep(new, out, 5, client=client, overwrite=True)
     assert out.read_bytes() == before
     message = capsys.readouterr().err
     assert f"{out} is unchanged" in message and f"{out}.part" in message
@@ -273,7 +268,7 @@ def test_a_second_writer_is_refused(hdf5_locking, external_cluster, write_run, t
 def test_a_full_disk_during_creation_leaves_nothing(external_cluster, write_run, tmp_path):
     out = tmp_path / "out.h5"
     run_file = write_run(tiny_text())
-    done = subprocess.run(["bash", "-c", f'ulimit -f 16 && exec "$@"', "-", f"{BIN}/meanfield", "sweep", run_file,
+    done = subprocess.run(["bash", "-c", 'ulimit -f 16 && exec "$@"', "-", f"{BIN}/meanfield", "sweep", run_file,
                            "-o", str(out), "--scheduler", external_cluster, "--no-progress"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr

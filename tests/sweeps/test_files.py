@@ -15,7 +15,7 @@ from meanfield.sweeps.labels import analyze
 from meanfield.sweeps.provenance import LIBRARIES
 from meanfield.sweeps.schema import described
 
-from .helpers import tiny_text
+from .helpers import interrupted_sweep, tiny_text
 
 FINITE = Path(__file__).resolve().parents[2] / "runs" / "finite_convergence_quick.toml"
 
@@ -97,11 +97,7 @@ def test_each_resume_appends_its_own_provenance_record(local_client, tmp_path):
     text = tiny_text(num=8, chunk=1)
     out = tmp_path / "resumed.h5"
 
-    def interrupt(done, total):
-        if done >= 3:
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        mf.sweep(text, out, client=local_client, progress=False, callback=interrupt)
+    interrupted_sweep(text, out, 3, client=local_client)
     mf.sweep(text, out, client=local_client, progress=False)
     mf.sweep(text, out, client=local_client, progress=False)          # complete: nothing to do, no record
     with xarray.open_dataset(out, engine="h5netcdf") as ds:

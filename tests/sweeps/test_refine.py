@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import h5py
-import numpy as np
 import pytest
 from dask.distributed import Client
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from .helpers import BIN, assert_same, done_count, read_all, tiny_text
+from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
 pytestmark = [pytest.mark.slurm, pytest.mark.dask]
 #: The test cluster's scheduler listens on the loopback interface, like the single node.
@@ -195,11 +195,7 @@ def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(case, slurm
     text = tiny_text(num=12, chunk=1)
     out = tmp_path / "partial.h5"
 
-    def interrupt(done, total):
-        if done >= 4:
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        mf.sweep(text, out, workers=1, progress=False, callback=interrupt)
+    interrupted_sweep(text, out, 4, workers=1)
     before = read_all(out)
     table, words = {"more cores than any node": ({"cores": slurm + 1}, ["can never start", f"cores = {slurm + 1}"]),
                     "no such partition": ({"queue": "nosuch"}, ["sbatch refuses", "partition"])}[case]
@@ -241,11 +237,7 @@ def test_srun_with_slurm_runner_resumes_the_same_file(slurm, quick, tmp_path):
     file a local sweep left half done and gives the LocalCluster's arrays."""
     out = tmp_path / "resumed.h5"
 
-    def interrupt(done, total):
-        if done >= 8:
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        mf.sweep(QUICK, out, workers=1, progress=False, callback=interrupt)
+    interrupted_sweep(QUICK, out, 8, workers=1)
     (tmp_path / "run.toml").write_text(QUICK + f"\n[cluster]\nlog_directory = '{tmp_path / 'logs'}'\n{SCHEDULER}\n")
     done = subprocess.run(["srun", "-n", "3", "--overcommit", "-t", "10", *cli(tmp_path / "run.toml", out,
                                                                                   "--runner", "slurm")],
