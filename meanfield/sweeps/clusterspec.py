@@ -128,7 +128,8 @@ def parse_cluster(table) -> ClusterSpec:
     try:
         parse_bytes(memory)
     except ValueError:
-        raise ConfigError(f"cluster.memory = {memory!r} is not allowed: must be a size such as '4GB' (per job)") from None
+        raise ConfigError(f"cluster.memory = {memory!r} is not allowed: must be a size such as '4GB' (per job)") \
+            from None
     walltime = parse_duration("walltime", table.get("walltime", "01:00:00"))
     lifetime, stagger = default_lifetime(walltime)
     if "lifetime" in table:

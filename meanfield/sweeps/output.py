@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ..errors import StoreError
 from .runfile import RunSpec
-from .store import (PART_SUFFIX, SWEEP_KIND, create_sweep, differences, mark_finished, open_sweep, sweep_nbytes,
-                    sweep_state)
+from .store import (PART_SUFFIX, SWEEP_KIND, create_sweep, differences, mark_finished, open_sweep, require_same_run,
+                    require_sweep, sweep_nbytes, sweep_state)
 
 
 def _gib(n: int) -> str:
@@ -85,17 +85,12 @@ def plan_output(run: RunSpec, path, resume: bool | None = None, overwrite: bool 
         except StoreError as exc:
             raise StoreError(f"{exc}; a sweep killed while creating it leaves such a file: delete it and run "
                              "again, or replace it (--force)") from None
-        if state["kind"] != SWEEP_KIND:
-            raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {state['kind']!r}); choose "
-                             "another path or overwrite it (--force)")
+        require_sweep(path, state)
         if state["done"]:
             if resume is False:
                 raise StoreError(f"output {path!r} exists: resume it (--resume), overwrite it (--force) or choose "
                                  "another")
-            differ = differences(state, run)
-            if differ:
-                raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); "
-                                 "refusing to mix results: choose another output path or overwrite it (--force)")
+            require_same_run(path, state, run)
             return SweepOutput(run, path, path, False, state["done"], False)
     part = path + PART_SUFFIX
     state = _readable_state(part) if os.path.exists(part) else None

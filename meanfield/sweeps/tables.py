@@ -1,7 +1,8 @@
 """The tables of a run file (``[grid]``, ``[record]``, ``[reductions]``, ``[start]``, ``[continuation]``,
-``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each. :mod:`.runfile` assembles them into a
-:class:`~meanfield.sweeps.runfile.RunSpec`. A mistake is a :class:`~meanfield.errors.ConfigError` naming the
-key, the value and what is allowed, raised before any compilation.
+``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each.
+:mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.runfile.RunSpec`. A mistake is a
+:class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed, raised before any
+compilation.
 """
 from __future__ import annotations
 

@@ -10,11 +10,12 @@ from .files import (PART_SUFFIX, WRITE_ERRORS, append_provenance, atomic_file, c
 from .points import (SweepData, datasets, done_flags, mark_finished, open_run, read_points, read_sweep,
                      sweep_summary, write_analysis, write_points)
 from .sweep import (REFINE_GROUP, SWEEP_KIND, SYSTEM_DATASETS, create_sweep, differences, open_refinement, open_sweep,
-                    read_refinements, stored_model, sweep_layout, sweep_nbytes, sweep_state)
+                    read_refinements, require_same_run, require_sweep, stored_model, sweep_layout, sweep_nbytes,
+                    sweep_state)
 
 __all__ = ["PART_SUFFIX", "WRITE_ERRORS", "append_provenance", "atomic_file", "check_output", "read_attrs", "reading",
            "reason", "reserve", "update_provenance", "write_trajectory", "SweepData", "datasets", "done_flags",
            "mark_finished", "open_run", "read_points", "read_sweep", "sweep_summary", "write_analysis",
            "write_points", "REFINE_GROUP", "SWEEP_KIND", "SYSTEM_DATASETS", "create_sweep", "differences",
-           "open_refinement", "open_sweep", "read_refinements", "stored_model", "sweep_layout", "sweep_nbytes",
-           "sweep_state"]
+           "open_refinement", "open_sweep", "read_refinements", "require_same_run", "require_sweep", "stored_model",
+           "sweep_layout", "sweep_nbytes", "sweep_state"]

@@ -185,6 +185,21 @@ def sweep_state(path) -> dict:
             "total": int(done.size)}
 
 
+def require_sweep(path: str, state: dict) -> None:
+    """StoreError unless the file at ``path`` (its :func:`sweep_state`) is a sweep file."""
+    if state["kind"] != SWEEP_KIND:
+        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {state['kind']!r}); choose "
+                         "another path or overwrite it (--force)")
+
+
+def require_same_run(path: str, state: dict, run: RunSpec) -> None:
+    """StoreError unless the sweep file at ``path`` (its :func:`sweep_state`) holds results of ``run``."""
+    differ = differences(state, run)
+    if differ:
+        raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
+                         "to mix results: choose another output path or overwrite it (--force)")
+
+
 def differences(state: dict, run: RunSpec) -> list:
     """Top-level keys of the run spec in which the sweep file of ``state`` (:func:`sweep_state`) differs
     from ``run`` (only keys that change stored numbers, :meth:`RunSpec.result_key`)."""
@@ -243,13 +258,8 @@ def open_sweep(path, run) -> h5py.File:
     if not os.access(path, os.W_OK):
         raise StoreError(f"output {path!r} exists but is not writable; cannot resume")
     state = sweep_state(path)
-    if state["kind"] != SWEEP_KIND:
-        raise StoreError(f"output {path!r} exists and is not a sweep file (kind = {state['kind']!r}); choose "
-                         "another path or overwrite it (--force)")
-    differ = differences(state, run)
-    if differ:
-        raise StoreError(f"output {path!r} holds a sweep with another run spec (differs in {differ}); refusing "
-                         "to mix results: choose another output path or overwrite it (--force)")
+    require_sweep(path, state)
+    require_same_run(path, state, run)
     try:
         return h5py.File(path, "r+")
     except OSError as exc:
