@@ -12,7 +12,7 @@ import os
 
 import meanfield as mf
 from meanfield.plots.sweep import bifurcation_figure
-from meanfield.sweeps.labels import analyze
+from meanfield.sweeps.results.labels import analyze
 
 RUNS = {"quick": "paper_fig3_quick", "full": "paper_fig3", "zoom": "paper_fig3_zoom",
         "zoom_quick": "paper_fig3_zoom_quick"}

@@ -66,10 +66,10 @@ def cpu_rate(model, n_exponents, n_points=64, steps=2000):
 
 def fig3(model, points, steps, transient, exponents):
     """Wall time of the Figure 3 sweep in one launch: simulate_batch-equivalent kernel arguments, device
-    reductions of mo_se (meanfield.kernels.reductions defaults) and exponents copied back."""
+    reductions of mo_se (meanfield.analysis.reductions defaults) and exponents copied back."""
     from meanfield.kernels.cuda_reductions import ReducingBackend
-    from meanfield.sweeps.tables import ReductionSpec
     from meanfield.simulate import exponents_from_blocks
+    from meanfield.sweeps.spec.tables import ReductionSpec
     args = batch_args(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
                       record_every=1)
     kernel = ReducingBackend(ReductionSpec(), tail=0)

@@ -31,11 +31,11 @@ import numpy as np
 from dask.distributed import Client
 
 import meanfield as mf
-from meanfield.kernels.reductions import reduce_points
-from meanfield.sweeps.cluster import local_cluster
-from meanfield.sweeps.evidence import point_evidence
+from meanfield.analysis.reductions import reduce_points
+from meanfield.sweeps.execute.cluster import local_cluster
+from meanfield.sweeps.execute.evidence import point_evidence
+from meanfield.sweeps.execute.tasks import compute_chunk
 from meanfield.sweeps.store import create_sweep
-from meanfield.sweeps.tasks import compute_chunk
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUICK = os.path.join(ROOT, "runs", "paper_fig3_quick.toml")
@@ -59,7 +59,7 @@ def raw(run) -> float:
 
 
 def evidence(run) -> float:
-    """Serial seconds of the analysis evidence every sweep task also computes (meanfield.sweeps.evidence)."""
+    """Serial seconds of the analysis evidence every sweep task also computes (meanfield.sweeps.execute.evidence)."""
     sample = np.arange(0, run.n_points, 10)
     result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=run.parameters(sample),
                                lyapunov=run.lyapunov, record=run.recorded)

@@ -27,4 +27,4 @@ class AnalysisError(MeanfieldError, ValueError):
 
 class ClusterError(MeanfieldError, RuntimeError):
     """A cluster gives a sweep no progress: no workers, jobs SLURM cannot or does not start (the watchdog of
-    :mod:`meanfield.sweeps.watchdog`). The command exits with status 3."""
+    :mod:`meanfield.sweeps.execute.watchdog`). The command exits with status 3."""

@@ -30,11 +30,18 @@ FLOORS = (
     ("meanfield",),
 )
 FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
-#: What the compiled code may import from the package: the model, the errors, and the quantisation the CPU
-#: and CUDA reductions share with the generic analysis (one definition of a level code).
-KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.analysis.sections")
+#: Floors inside ``sweeps``, lowest first: what a run file says, the result files, computing them, reading
+#: them. ``sweeps`` itself (its __init__) is the face of the four and holds no code.
+SWEEPS_FLOORS = (("spec",), ("store",), ("execute",), ("results",), ("sweeps",))
+SWEEPS_FLOOR = {part: level for level, parts in enumerate(SWEEPS_FLOORS) for part in parts}
+#: What the compiled code may import from the package: the model, the errors, and what the CPU and CUDA
+#: reductions share with the generic analysis (one definition of a level code, of a point's reductions).
+KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.analysis.sections",
+                      "meanfield.analysis.reductions")
 #: Third-party packages owned by one place each: module name prefix -> the modules allowed to import it.
 OWNERS = {"h5py": ("meanfield.sweeps.store",), "matplotlib": ("meanfield.plots",)}
+#: What the generic analysis may import from the package.
+ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors")
 
 
 def package_modules() -> dict:
@@ -70,6 +77,15 @@ def part_of(module: str) -> str:
     """The floor unit of a package module: ``meanfield.kernels.step`` -> ``kernels``."""
     parts = module.split(".")
     return "meanfield" if len(parts) == 1 or parts[1] == "__main__" else parts[1]
+
+
+def sweeps_part_of(module: str) -> str | None:
+    """The floor unit of a module inside ``sweeps``: ``meanfield.sweeps.store.files`` -> ``store``; the package's
+    own __init__ -> ``sweeps``; None outside ``sweeps``."""
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] != "sweeps":
+        return None
+    return parts[2] if len(parts) > 2 else "sweeps"
 
 
 def within(module: str, prefixes) -> bool:
@@ -125,8 +141,15 @@ def violations(modules: dict) -> list:
                 out.append(f"{name} imports {target}: {other!r} is not below {part!r} (an upward import)")
             if part == "kernels" and other != part and not within(target, KERNELS_MAY_IMPORT):
                 out.append(f"{name} imports {target}: kernels import only {list(KERNELS_MAY_IMPORT)}")
-            if part == "analysis" and other not in ("analysis", "errors"):
+            if part == "analysis" and not within(target, ANALYSIS_MAY_IMPORT):
                 out.append(f"{name} imports {target}: the generic analysis imports only meanfield.errors")
+            room, other_room = sweeps_part_of(name), sweeps_part_of(target)
+            if room is not None and other_room is not None and other_room != room:
+                if room not in SWEEPS_FLOOR:
+                    out.append(f"{name}: sweeps part {room!r} has no floor in SWEEPS_FLOORS")
+                elif SWEEPS_FLOOR.get(other_room, len(SWEEPS_FLOORS)) >= SWEEPS_FLOOR[room]:
+                    out.append(f"{name} imports {target}: sweeps/{other_room} is not below sweeps/{room} "
+                               "(an upward import)")
         for library, owners in OWNERS.items():
             if any(within(m, (library,)) for m in found) and not within(name, owners):
                 out.append(f"{name} imports {library}: only {list(owners)} may")
@@ -143,14 +166,28 @@ def test_floors_name_every_part():
     assert parts <= set(FLOOR), sorted(parts - set(FLOOR))
 
 
+def test_sweeps_floors_name_every_part_and_sweeps_holds_only_subpackages():
+    """Every module of ``sweeps`` lives in one of its floors' folders (no loose module beside them)."""
+    rooms = {sweeps_part_of(name) for name in package_modules()} - {None}
+    assert rooms == set(SWEEPS_FLOOR), sorted(rooms ^ set(SWEEPS_FLOOR))
+
+
 BROKEN = {
     "upward": {"meanfield.model.spec": ("from ..simulate import simulate\n", False)},
     "kernels importing a sibling part": {"meanfield.kernels.step": ("from ..presets import paper\n", False)},
     "analysis importing the model": {"meanfield.analysis.period": ("from meanfield.model import state\n", False)},
-    "h5py outside the store": {"meanfield.sweeps.labels": ("def f():\n    import h5py\n", False)},
+    "h5py outside the store": {"meanfield.sweeps.results.labels": ("def f():\n    import h5py\n", False)},
+    "the store importing execution": {"meanfield.sweeps.store.sweep": ("from ..execute.evidence import EVIDENCE\n",
+                                                                       False)},
+    "the run file importing the store": {"meanfield.sweeps.spec.runfile": ("from ..store import read_sweep\n",
+                                                                           False)},
+    "execution importing results": {"meanfield.sweeps.execute.run": ("from ..results.labels import analyze\n",
+                                                                     False)},
+    "a loose module in sweeps": {"meanfield.sweeps.extra": ("from .spec.runfile import RunSpec\n", False)},
     "matplotlib outside plots": {"meanfield.studies.pid": ("import matplotlib.pyplot as plt\n", False)},
     "an import of the face": {"meanfield.cli.plot": ("from .. import __version__\n", False)},
-    "a circle": {"meanfield.sweeps.a": ("from . import b\n", False), "meanfield.sweeps.b": ("from .a import x\n", False)},
+    "a circle": {"meanfield.sweeps.store.a": ("from . import b\n", False),
+                 "meanfield.sweeps.store.b": ("from .a import x\n", False)},
     "a part without a floor": {"meanfield.extra": ("import numpy\n", False)},
 }
 

@@ -72,7 +72,7 @@ def _setup_logging(args) -> None:
         handler.setLevel(logging.DEBUG)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         log.addHandler(handler)
-    from ..sweeps.provenance import command_line, environment
+    from ..sweeps.store.provenance import command_line, environment
     log.debug("command line: %s", command_line())
     log.debug("environment: %s", environment())
 

@@ -44,10 +44,10 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
-    from ..sweeps.labels import analyze
-    from ..sweeps.lock import holder
-    from ..sweeps.refine import classified_points, refine, transition_table, transitions
+    from ..sweeps.results.labels import analyze
+    from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.store import read_sweep
+    from ..sweeps.store.lock import holder
     from . import parse_overrides, report
     thresholds = _thresholds(parse_overrides(args.overrides))
     read_sweep(args.path)                            # StoreError (one line) unless it is a readable sweep file

@@ -55,7 +55,7 @@ def _provenance(records) -> None:
 
 def _sweep(path):
     from ..sweeps.store import sweep_summary
-    from ..sweeps.lock import holder
+    from ..sweeps.store.lock import holder
     summary = sweep_summary(path)
     run = summary["attrs"]["run_json"]
     busy = holder(path)
@@ -78,6 +78,7 @@ def _sweep(path):
 def _devices():
     """Print the CPU and the CUDA devices backend = "cuda" would use, or why there are none."""
     import os
+
     from ..errors import BackendError
     from ..kernels.cuda import list_devices, simulator_enabled
     print(f"cpu: {os.cpu_count()} cores (backend 'cpu')")

@@ -34,9 +34,9 @@ def run(args):
     from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
     from ..simulate import simulate
-    from ..sweeps.provenance import record
+    from ..sweeps.spec.tables import START_KEYS, parse_start
     from ..sweeps.store import check_output, write_trajectory
-    from ..sweeps.tables import START_KEYS, parse_start
+    from ..sweeps.store.provenance import record
     from . import parse_overrides, report
     if args.checkpoint and args.start != "checkpoint":
         raise ConfigError(f"--checkpoint {args.checkpoint!r} is not allowed with --start {args.start}")

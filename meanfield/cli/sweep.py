@@ -62,9 +62,8 @@ def parse_run_overrides(pairs) -> dict:
 
 
 def _dry_run(args, spec, output, workers) -> None:
-    from ..errors import BackendError
-    from ..sweeps.estimate import duration, seconds_per_point, size
-    from ..errors import StoreError
+    from ..errors import BackendError, StoreError
+    from ..sweeps.execute.estimate import duration, seconds_per_point, size
     from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
@@ -99,14 +98,13 @@ def _dry_run(args, spec, output, workers) -> None:
 
 def run(args):
     from ..errors import ConfigError
-    from ..sweeps.run import sweep
-    from ..sweeps.runfile import load_run
-    from ..sweeps.slurm import slurm_runner
+    from ..sweeps.execute.run import sweep
+    from ..sweeps.execute.slurm import slurm_runner
+    from ..sweeps.spec.runfile import load_run
+    from ..sweeps.spec.where import where_to_compute
     from ..sweeps.store import check_output
     from . import progress_enabled, report
     spec = load_run(args.run_file, **parse_run_overrides(args.overrides))
-    if args.workers is not None and args.workers < 1:
-        raise ConfigError(f"--workers {args.workers} is not allowed: must be an integer >= 1")
     if args.runner and args.workers:
         raise ConfigError(f"--workers {args.workers} is not allowed with --runner slurm: the allocation's tasks "
                           "are the workers (srun -n K gives K - 2)")
@@ -116,12 +114,8 @@ def run(args):
         check_figure_path(args.plot)
         check_output(args.plot, overwrite=True, make_dirs=True)
     if args.dry_run:
-        where = spec.cluster_spec
-        if args.slurm or where.kind == "slurm":
-            workers = (args.workers or where.jobs) * where.processes
-        else:
-            workers = args.workers or where.workers or len(os.sched_getaffinity(0))
-        return _dry_run(args, spec, output, workers)
+        where = where_to_compute(spec.cluster_spec, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers)
+        return _dry_run(args, spec, output, where.workers or 1)
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
                           "--resume to start it)")

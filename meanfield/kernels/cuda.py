@@ -125,33 +125,11 @@ def gpu_worker_env(i: int) -> dict:
     return {"CUDA_VISIBLE_DEVICES": ids[i] if ids is not None else str(int(i))}
 
 
-def gpu_cluster(n_gpus: int | None = None, **kwargs):
-    """A local Dask cluster with one single-threaded worker per GPU, each pinned by :func:`gpu_worker_env`.
-
-    Uses ``dask_cuda.LocalCUDACluster`` when installed, otherwise a ``distributed.SpecCluster`` of Nannies
-    with a per-worker environment. ``n_gpus`` defaults to every visible device.
-    """
-    n_gpus = len(list_devices()) if n_gpus is None else int(n_gpus)
-    if n_gpus < 1:
-        raise BackendError("gpu_cluster: no GPU to put a worker on")
-    try:
-        from dask_cuda import LocalCUDACluster
-    except ImportError:
-        pass
-    else:
-        visible = ",".join(gpu_worker_env(i)["CUDA_VISIBLE_DEVICES"] for i in range(n_gpus))
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, threads_per_worker=1, **kwargs)
-    from distributed import Nanny, Scheduler, SpecCluster
-    workers = {f"gpu-{i}": {"cls": Nanny, "options": {"nthreads": 1, "env": gpu_worker_env(i)}}
-               for i in range(n_gpus)}
-    scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop("dashboard_address", ":0")}}
-    return SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
-
-
 @functools.lru_cache(maxsize=None)
 def _steps(ring: int, n_feat: int, n_patterns: int, dtype: str):
     """The model's step functions as CUDA device functions (built once per shape, compiled on first launch)."""
     import math
+
     from .step import build_steps
     device = require_cuda().jit(device=True)
     transcendentals = None
@@ -174,6 +152,7 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     """
     require_cuda()
     import numba
+
     from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, P_KD, P_KI, P_KP
     run_tile = _steps(ring, n_feat, n_patterns, dtype)["run_tile"]
     dt = getattr(numba, dtype)
@@ -326,5 +305,5 @@ def backend(dtype="float64"):
     return run_batch if dtype == "float64" else functools.partial(run_batch, dtype=dtype)
 
 
-__all__ = ["require_cuda", "simulator_enabled", "list_devices", "device_name", "gpu_worker_env", "gpu_cluster",
+__all__ = ["require_cuda", "simulator_enabled", "list_devices", "device_name", "gpu_worker_env",
            "point_kernel", "run_batch", "run_batch_device", "host_results", "backend", "to_device", "to_host", "DTYPES"]

@@ -3,11 +3,11 @@ orbit histogram over fixed y-bins, the Poincaré band points (capped, with count
 at 5001 levels (docs/model.md §7.1), plus batched spectra and autocorrelations of recorded tails
 (docs/model.md §7.2) with ``cupy.fft`` when the data is on the device.
 
-The results equal :func:`meanfield.kernels.reductions.reduce_points` on the same data (same arrays, dtypes and
+The results equal :func:`meanfield.analysis.reductions.reduce_points` on the same data (same arrays, dtypes and
 missing-value conventions): the kernel uses the quantisation of :mod:`meanfield.analysis.sections`
 (``int(levels·(v/scale + 1)/2)``, truncation) with a bitmap of the codes 0..levels per point; a point with a
 value outside that code range (|v| noticeably above ``scale``) is flagged and reduced on the host by
-:func:`~meanfield.kernels.reductions.reduce_points` itself, so the answer is identical in every case.
+:func:`~meanfield.analysis.reductions.reduce_points` itself, so the answer is identical in every case.
 
 :class:`ReducingBackend` plugs this into :func:`meanfield.simulate.simulate_batch` (``backend=`` accepts it).
 """
@@ -17,10 +17,20 @@ import math
 
 import numpy as np
 
+from ..analysis.reductions import MISSING_COUNT, reduce_points
 from ..model.layout import OBSERVABLES
-from .cuda import (THREADS_PER_BLOCK, check_dtype, cuda, cupy_module, device_zeros, host_results, require_cuda,
-                   run_batch_device, to_device, to_host)
-from .reductions import MISSING_COUNT, reduce_points
+from .cuda import (
+    THREADS_PER_BLOCK,
+    check_dtype,
+    cuda,
+    cupy_module,
+    device_zeros,
+    host_results,
+    require_cuda,
+    run_batch_device,
+    to_device,
+    to_host,
+)
 
 _kernels = {}
 
@@ -102,7 +112,7 @@ def _reduce_kernel():
 
 
 def reduce_points_device(records, spec, s: int = 0) -> dict:
-    """:func:`meanfield.kernels.reductions.reduce_points` of observable ``s`` of device records (rows, n_sel, M, n)
+    """:func:`meanfield.analysis.reductions.reduce_points` of observable ``s`` of device records (rows, n_sel, M, n)
     (the layout of :func:`meanfield.kernels.cuda.run_batch_device`); returns the same dict of host arrays.
 
     Only the reductions (and, for the rare points flagged out of quantisation range, their own records)
@@ -160,7 +170,7 @@ class ReducingBackend:
     """A CUDA ``run_batch`` (CPU signature) that reduces on the device, for
     :func:`meanfield.simulate.simulate_batch` ``backend=``.
 
-    After each call, ``reduced`` holds :func:`meanfield.kernels.reductions.reduce_points` of ``observable`` (over all
+    After each call, ``reduced`` holds :func:`meanfield.analysis.reductions.reduce_points` of ``observable`` (over all
     recorded rows) and the records returned to the host are only the LAST ``tail`` rows (0: none), so
     ``result.records[name]`` is (n, tail, M). Everything else is the CPU kernel's return.
     """

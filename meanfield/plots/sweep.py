@@ -7,11 +7,21 @@ import numpy as np
 
 from ..analysis import LABELS
 from ..errors import ConfigError
-from ..sweeps.labels import MISSING, point_labels
+from ..sweeps.results.labels import MISSING, point_labels
 from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import mark_columns, plot_density_bifurcation
-from .style import (AXIS_SYMBOLS, BACKGROUND_ALPHA, CLASS_COLOURS, class_legend, draw_class_grid, follow_data, label,
-                    legend_outside, paper_style, plt)
+from .style import (
+    AXIS_SYMBOLS,
+    BACKGROUND_ALPHA,
+    CLASS_COLOURS,
+    class_legend,
+    draw_class_grid,
+    follow_data,
+    label,
+    legend_outside,
+    paper_style,
+    plt,
+)
 
 
 def _names(codes):
@@ -27,7 +37,7 @@ def _one_axis(data):
 
 def _transitions(path):
     """Located transitions of a 1-D sweep (grid and refinement rounds), or [] when the file has none."""
-    from ..sweeps.refine import classified_points, transitions
+    from ..sweeps.results.refine import classified_points, transitions
     return transitions(*classified_points(path)[1:])
 
 
@@ -47,7 +57,7 @@ def class_bifurcation(path, feature: int = 0, ax=None):
     that follows the points."""
     from matplotlib.lines import Line2D
 
-    from ..sweeps.refine import classified_points
+    from ..sweeps.results.refine import classified_points
     data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
     axis, x = _one_axis(data)
     n_features = data.arrays["hist"].shape[1]

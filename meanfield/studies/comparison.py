@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis import LABELS
 from ..errors import StoreError
-from ..sweeps.labels import point_labels
+from ..sweeps.results.labels import point_labels
 from ..sweeps.store import read_sweep
 from .pid import effective_rank, nanmean, robustness, token_spread
 
@@ -54,7 +54,7 @@ def load_sweep(path) -> Sweep:
 
 def classify_sweep(sweep: Sweep) -> np.ndarray:
     """Label of every grid point (grid shape; "missing" where not computed), from the evidence stored by
-    the sweep or its stored tail and exponents (:func:`meanfield.sweeps.labels.point_labels`)."""
+    the sweep or its stored tail and exponents (:func:`meanfield.sweeps.results.labels.point_labels`)."""
     codes, _ = point_labels(sweep.path)
     names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"], dtype=object)
     sweep.labels = names[codes]          # code -1 (not computed) picks "missing"

@@ -1,6 +1,11 @@
-"""Parameter sweeps (docs/storage.md): run files (:mod:`.runfile`, :mod:`.tables`, :mod:`.clusterspec`), planning
-(:mod:`.plan`), the workers' tasks per system (:mod:`.tasks`, :mod:`.evidence`), clusters (:mod:`.cluster`,
-SLURM in :mod:`.slurm`) and the watchdog of those meanfield does not control (:mod:`.watchdog`), the checks made
-before an output is touched (:mod:`.preflight`), the client loop (:mod:`.run`), the output's writer lock and
-life (:mod:`.lock`, :mod:`.output`), the result files (:mod:`.store`, the only module that opens them) and
-sweep-scale attractor labels (:mod:`.labels`)."""
+"""Parameter sweeps (docs/storage.md), in four sub-packages on floors, each importing only those below it:
+
+- :mod:`.spec`: what a run file says (:mod:`.spec.runfile`, :mod:`.spec.tables`, :mod:`.spec.clusterspec`) and
+  where a sweep computes (:mod:`.spec.where`);
+- :mod:`.store`: the result files, the only code that opens them (sweeps and trajectories, their schema,
+  provenance, writer lock and atomic output);
+- :mod:`.execute`: computing a sweep (the client loop :mod:`.execute.run`, planning, the workers' tasks and
+  evidence, the checks made before the output is touched, the estimate of ``--dry-run``, local / scheduler /
+  SLURM / GPU clusters and the watchdog);
+- :mod:`.results`: reading a finished sweep (sweep-scale attractor labels, refinement of transitions).
+"""

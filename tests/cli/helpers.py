@@ -41,8 +41,8 @@ def run_text(name="tiny", grid="beta_o = { start = 1.0, stop = 1.6, num = 4 }", 
 
 def write_sweep(path, text) -> str:
     """A complete sweep file of the run ``text`` at ``path``, computed in this process."""
+    from meanfield.sweeps.execute.tasks import compute_chunk
     from meanfield.sweeps.store import create_sweep, write_points
-    from meanfield.sweeps.tasks import compute_chunk
     run = mf.load_run(text)
     with create_sweep(path, run) as f:
         indices = np.arange(run.n_points)

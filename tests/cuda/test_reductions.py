@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+from meanfield.sweeps.spec.tables import ReductionSpec
+
 from .helpers import SIMULATOR
-from meanfield.sweeps.tables import ReductionSpec
 
 pytestmark = [pytest.mark.cudasim,
               pytest.mark.skipif(not SIMULATOR, reason="needs NUMBA_ENABLE_CUDASIM=1 (separate process)")]
@@ -41,15 +42,15 @@ def assert_same(cpu, gpu):
                                   ReductionSpec(bins=500, y_range=(-0.5, 1.0), band_tol=0.01, band_cap=200,
                                                 scale=0.9)])
 def test_reductions_equal_cpu(spec):
+    from meanfield.analysis.reductions import reduce_points
     from meanfield.kernels.cuda_reductions import reduce_points_device
-    from meanfield.kernels.reductions import reduce_points
     rec = awkward_records()
     assert_same(reduce_points(rec, spec), reduce_points_device(on_device(rec), spec))
 
 
 def test_float32_records_reduce_like_their_float64_copy():
+    from meanfield.analysis.reductions import reduce_points
     from meanfield.kernels.cuda_reductions import reduce_points_device
-    from meanfield.kernels.reductions import reduce_points
     spec = ReductionSpec(bins=50, band_pairs=((0, 1),), band_tol=0.05)
     rec = awkward_records(seed=2).astype(np.float32)
     assert_same(reduce_points(rec.astype(np.float64), spec), reduce_points_device(on_device(rec, np.float32), spec))
@@ -63,8 +64,8 @@ def test_point_series_gathers_points():
 
 def test_reducing_backend_in_simulate_batch():
     """backend=ReducingBackend: reductions equal reduce_points on the CPU run, tails are the last rows."""
+    from meanfield.analysis.reductions import reduce_points
     from meanfield.kernels.cuda_reductions import ReducingBackend
-    from meanfield.kernels.reductions import reduce_points
     from meanfield.simulate import simulate_batch
     model = mf.presets.paper()
     kw = dict(parameters={"beta_o": np.linspace(0.5, 3.0, 6)}, record=("att", "mo_se"), lyapunov=2)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.sweeps.tasks import compute_chunk
+from meanfield.sweeps.execute.tasks import compute_chunk
 
 pytestmark = pytest.mark.cudasim
 

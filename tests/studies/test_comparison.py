@@ -6,8 +6,8 @@ import pytest
 
 import meanfield as mf
 from meanfield.cli import main
-from meanfield.studies.pid import effective_rank, robustness, token_spread, variant
 from meanfield.studies.comparison import check_same_grid, compare, load_sweep, table_markdown
+from meanfield.studies.pid import effective_rank, robustness, token_spread, variant
 
 RUN = """
 name = "{name}"
@@ -35,8 +35,8 @@ band_pairs = []
 
 
 def write_sweep(tmp_path, name, grid, control=""):
+    from meanfield.sweeps.execute.tasks import compute_chunk
     from meanfield.sweeps.store import create_sweep, write_points
-    from meanfield.sweeps.tasks import compute_chunk
     run = mf.load_run(RUN.format(name=name, grid=grid, control=control))
     path = tmp_path / f"{name}.h5"
     f = create_sweep(path, run)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+
 from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
@@ -121,7 +122,7 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     nanny restarts it, the lost task is rescheduled) changes nothing either."""
     from dask.distributed import Client
 
-    from meanfield.sweeps.cluster import local_cluster
+    from meanfield.sweeps.execute.cluster import local_cluster
     text = tiny_text(num=32, steps=20000, transient=5000, lyapunov=12, chunk=1)
     killed = []
     with local_cluster(1) as cluster, Client(cluster) as c:

@@ -20,8 +20,8 @@ import meanfield as mf
 from meanfield.analysis import LABELS
 from meanfield.errors import MeanfieldError, StoreError
 from meanfield.kernels.cuda import require_cuda
-from meanfield.sweeps.labels import point_labels
-from meanfield.sweeps.tasks import compute_chunk
+from meanfield.sweeps.execute.tasks import compute_chunk
+from meanfield.sweeps.results.labels import point_labels
 
 from .helpers import BIN, assert_same, interrupted_sweep, read_all, tiny_text
 

@@ -11,9 +11,9 @@ from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.analysis import EVIDENCE, LABELS
-from meanfield.sweeps.labels import analyze
-from meanfield.sweeps.provenance import LIBRARIES
-from meanfield.sweeps.schema import described
+from meanfield.sweeps.results.labels import analyze
+from meanfield.sweeps.store.provenance import LIBRARIES
+from meanfield.sweeps.store.schema import described
 
 from .helpers import interrupted_sweep, tiny_text
 

@@ -9,7 +9,7 @@ from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.analysis import LABELS, Thresholds, classify
-from meanfield.sweeps.labels import analyze
+from meanfield.sweeps.results.labels import analyze
 
 from .helpers import tiny_text
 
@@ -68,7 +68,7 @@ def test_evidence_of_another_classifier_is_not_re_decided(classified):
     import numpy as np
 
     from meanfield.errors import StoreError
-    from meanfield.sweeps.evidence import decide_points, forcing_period
+    from meanfield.sweeps.execute.evidence import decide_points, forcing_period
     old_keys = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
                 "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
     with pytest.raises(StoreError, match="older classifier"):

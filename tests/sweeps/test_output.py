@@ -12,16 +12,17 @@ import pytest
 
 import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
-from meanfield.sweeps.lock import FileBusy, holder, writer_lock
-from meanfield.sweeps.preflight import check_sweep
-from meanfield.sweeps.tables import MAX_POINTS
+from meanfield.sweeps.execute.preflight import check_sweep
+from meanfield.sweeps.spec.tables import MAX_POINTS
+from meanfield.sweeps.spec.where import where_to_compute
+from meanfield.sweeps.store.lock import FileBusy, holder, writer_lock
 
 from .helpers import tiny_text
 
 #: A child process that takes the writer lock of argv[1], says so, and waits to be killed.
 HOLD = """
 import sys, time
-from meanfield.sweeps.lock import writer_lock
+from meanfield.sweeps.store.lock import writer_lock
 with writer_lock(sys.argv[1]):
     print("locked", flush=True)
     time.sleep(120)
@@ -80,7 +81,7 @@ def test_task_memory_is_bounded(tmp_path):
     """64 points x 10^7 recorded rows x 2 observables x 3 features x 8 bytes = 30 TB: no machine's worker."""
     run = mf.load_run(tiny_text(steps=10_000_000, transient=0, chunk=64))
     with pytest.raises(ConfigError, match="chunk = 64"):
-        check_sweep(run, tmp_path / "out.h5", workers=1)
+        check_sweep(run, tmp_path / "out.h5", where_to_compute(run.cluster_spec, workers=1))
     assert os.listdir(tmp_path) == []
 
 

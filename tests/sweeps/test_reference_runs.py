@@ -10,7 +10,7 @@ import pytest
 import meanfield as mf
 from meanfield.cli import main
 from meanfield.presets import reference
-from meanfield.sweeps.tasks import compute_chunk
+from meanfield.sweeps.execute.tasks import compute_chunk
 
 STEPS, TRANSIENT, BETAS = 12, 6, (1.2, 1.6)
 PAPER_CHECKPOINT = str(pathlib.Path(__file__).resolve().parents[1] / "data" / "checkpoint_beta3.0.npz")

@@ -10,7 +10,7 @@ from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.errors import ConfigError
-from meanfield.sweeps.refine import classified_points, refine, transition_table, transitions
+from meanfield.sweeps.results.refine import classified_points, refine, transition_table, transitions
 
 from .helpers import tiny_text
 

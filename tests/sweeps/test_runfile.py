@@ -5,15 +5,14 @@ import os
 
 import h5py
 import numpy as np
-
 import pytest
 
 import meanfield as mf
+from meanfield.analysis.reductions import band_points, orbit_histogram, reduce_points
 from meanfield.errors import ConfigError, StoreError
-from meanfield.kernels.reductions import band_points, orbit_histogram, reduce_points
+from meanfield.sweeps.execute.plan import parents_of, plan
+from meanfield.sweeps.execute.slurm import slurm_kwargs
 from meanfield.sweeps.store import create_sweep, read_points, sweep_layout, write_points
-from meanfield.sweeps.slurm import slurm_kwargs
-from meanfield.sweeps.plan import parents_of, plan
 
 from .helpers import tiny_text
 

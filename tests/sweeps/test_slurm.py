@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+
 from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
 pytestmark = [pytest.mark.slurm, pytest.mark.dask]
@@ -121,7 +122,7 @@ def test_two_jobs_equal_local_bitwise(two_cpus, quick, tmp_path):
 def _seconds_per_point(text: str, size: int) -> float:
     """This machine's single-thread time of one point of ``text`` in chunks of ``size`` points (median of three
     chunks; the CPU kernel advances tiles of points together, so the cost per point depends on the chunk)."""
-    from meanfield.sweeps.tasks import compute_chunk
+    from meanfield.sweeps.execute.tasks import compute_chunk
     run = mf.load_run(text)
     compute_chunk(run, np.array([0]), np.array([-1]))            # numba's cache loaded
     times = []

@@ -8,7 +8,7 @@ import pytest
 
 from meanfield.errors import ClusterError
 from meanfield.sweeps import watchdog as watchdog_module
-from meanfield.sweeps.watchdog import Watchdog
+from meanfield.sweeps.execute.watchdog import Watchdog
 
 
 class Client:

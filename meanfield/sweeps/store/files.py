@@ -13,9 +13,9 @@ import numpy as np
 
 from ...errors import StoreError
 from ...model.layout import OBSERVABLES
-from ..provenance import now
-from ..provenance import record as provenance_record
-from ..schema import attrs as cf_attrs
+from .provenance import now
+from .provenance import record as provenance_record
+from .schema import attrs as cf_attrs
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
 
@@ -23,7 +23,7 @@ PART_SUFFIX = ".part"
 
 
 def append_provenance(f: h5py.Group, record: dict) -> None:
-    """Append one provenance record (:func:`meanfield.sweeps.provenance.record`) to the ``provenance`` attribute
+    """Append one provenance record (:func:`meanfield.sweeps.store.provenance.record`) to the ``provenance`` attribute
     (a JSON list, docs/storage.md §1) of a file, or of a refinement round's group, and flush."""
     records = json.loads(f.attrs["provenance"]) if "provenance" in f.attrs else []
     f.attrs["provenance"] = json.dumps(records + [record])
@@ -40,7 +40,7 @@ def update_provenance(f: h5py.File, **fields) -> None:
 
 def dimension(group: h5py.Group, name: str, values, meta: dict | None = None) -> h5py.Dataset:
     """Create a coordinate dataset ``name`` (strings as UTF-8), mark it as an HDF5 dimension scale and give it
-    the CF attributes ``meta`` (default: :func:`meanfield.sweeps.schema.attrs` of ``name``)."""
+    the CF attributes ``meta`` (default: :func:`meanfield.sweeps.store.schema.attrs` of ``name``)."""
     values = np.asarray(values)
     if values.dtype.kind in "UO":
         values = np.array(values.tolist(), dtype=h5py.string_dtype())
@@ -141,7 +141,7 @@ def reading(path):
 def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | None = None) -> str:
     """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature), (exponent) and the
     final state over (window, feature) and (window, pe_bit); CF attributes on every variable, the model spec
-    (JSON), the divergence step and the provenance ``record`` (:func:`meanfield.sweeps.provenance.record`) in
+    (JSON), the divergence step and the provenance ``record`` (:func:`meanfield.sweeps.store.provenance.record`) in
     attributes (docs/storage.md §2)."""
     arrays = [getattr(trajectory, o) for o in OBSERVABLES] + [trajectory.lyapunov, trajectory.lyapunov_stderr]
     with atomic_file(check_output(path, overwrite), sum(a.nbytes for a in arrays if a is not None)) as f:

@@ -11,11 +11,11 @@ import numpy as np
 
 from ...errors import StoreError
 from ...model.spec import ModelSpec
-from ..lock import writer_lock
-from ..provenance import now
-from ..schema import attrs as cf_attrs
-from ..schema import label_flags
 from .files import attach, dimension, read_attrs, reading
+from .lock import writer_lock
+from .provenance import now
+from .schema import attrs as cf_attrs
+from .schema import label_flags
 from .sweep import SWEEP_KIND, sweep_layout
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
@@ -106,7 +106,7 @@ class SweepData:
         """The sweep's model with the swept parameters (null in the ``model`` attribute) set to ``values``
         (default: their first grid value); over a ``seed`` axis, the model of that seed, rebuilt from the run."""
         if "seed" in self.axes:
-            from ..runfile import _to_file_form, load_run
+            from ..spec.runfile import _to_file_form, load_run
             run = load_run(_to_file_form(self.attrs["run_json"]))
             model = run.seed_models[int(values.get("seed", self.coords["seed"][0]))]
             return model.replace(**{k: float(v) for k, v in values.items() if k != "seed"})
@@ -139,7 +139,7 @@ def read_sweep(path, names=()) -> SweepData:
 def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> None:
     """(Re)write the ``analysis`` group of a sweep file (docs/storage.md §4): ``label`` (codes into the JSON list
     ``attrs["labels"]``, CF flags) and ``period`` over the grid axes, and the group attributes ``attrs``. Holds
-    the file's writer lock (:mod:`.lock`) meanwhile: :class:`~meanfield.sweeps.lock.FileBusy` while a sweep
+    the file's writer lock (:mod:`.lock`) meanwhile: :class:`~meanfield.sweeps.store.lock.FileBusy` while a sweep
     writes it."""
     with writer_lock(path, "meanfield analyze"):
         axes = read_attrs(path)["axes"]

@@ -8,14 +8,11 @@ import os
 import h5py
 import numpy as np
 
+from ...analysis import EVIDENCE
+from ...analysis.reductions import bin_edges
 from ...errors import StoreError
-from ...kernels.reductions import bin_edges
-from ..evidence import EVIDENCE
-from ..provenance import now
-from ..provenance import record as provenance_record
-from ..runfile import RunSpec
-from ..schema import attrs as cf_attrs
-from ..tables import MODEL_AXES
+from ..spec.runfile import RunSpec
+from ..spec.tables import MODEL_AXES
 from .files import (
     WRITE_ERRORS,
     append_provenance,
@@ -26,6 +23,9 @@ from .files import (
     reason,
     reserve,
 )
+from .provenance import now
+from .provenance import record as provenance_record
+from .schema import attrs as cf_attrs
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from importlib import metadata
 
-from ..version import __version__
+from ...version import __version__
 
 #: Libraries whose versions can change a stored number or how a file is read.
 LIBRARIES = ("numpy", "numba", "llvmlite", "scipy", "dask", "distributed", "h5py", "h5netcdf", "xarray")

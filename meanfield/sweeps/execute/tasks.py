@@ -1,6 +1,6 @@
 """The work a sweep's workers do: simulate and reduce one chunk of grid points, returning numpy arrays (the
 client writes them, :mod:`.store`). One task function per system, in the registry :data:`TASKS` keyed by
-:attr:`RunSpec.system <meanfield.sweeps.runfile.RunSpec.system>`: a new system is one entry there and its
+:attr:`RunSpec.system <meanfield.sweeps.spec.runfile.RunSpec.system>`: a new system is one entry there and its
 datasets in :data:`meanfield.sweeps.store.SYSTEM_DATASETS`.
 
 A point's results do not depend on the other points of its chunk, hence nothing depends on the chunk size,
@@ -13,12 +13,13 @@ import platform
 import numba
 import numpy as np
 
-from ..finite import simulate_finite_batch
-from ..kernels.reductions import reduce_points
-from ..model.state import State
-from ..simulate import simulate_batch
+from ...analysis.reductions import reduce_points
+from ...finite import simulate_finite_batch
+from ...model.state import State
+from ...simulate import simulate_batch
+from ..spec.runfile import RunSpec
 from .evidence import EVIDENCE, forcing_period, point_evidence
-from .runfile import RunSpec
+
 
 def handoff_names(run: RunSpec) -> tuple:
     prefix = "pre" if run.continuation is not None and run.continuation.pre_steps else "final"
@@ -126,7 +127,7 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
     backend, reducer = run.backend, None
     if backend.startswith("cuda"):
         # reductions on the device; only a tail (for the tails stored and the classification) comes back
-        from ..kernels.cuda_reductions import ReducingBackend
+        from ...kernels.cuda_reductions import ReducingBackend
         backend = reducer = ReducingBackend(run.reductions, tail=max(run.record.tail, GPU_CLASSIFY_ROWS),
                                             dtype=run.backend.partition(":")[2] or "float64")
     result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,

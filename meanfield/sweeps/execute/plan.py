@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .runfile import RunSpec
+from ..spec.runfile import RunSpec
+
 
 @dataclass(frozen=True)
 class Task:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.sections import distinct_count, poincare_band
+from .sections import distinct_count, poincare_band
 
 #: Fill values of points/entries without a value (not done, band never visited, non-finite orbit).
 MISSING_COUNT = -1

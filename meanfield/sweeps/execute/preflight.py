@@ -11,23 +11,22 @@ import math
 import os
 import socket
 
-from ..errors import ConfigError, StoreError
-from ..model.layout import OBSERVABLES
-from ..model.spec import require_int
-from .runfile import RunSpec
-from .store import check_output
+from ...errors import ConfigError, StoreError
+from ...model.layout import OBSERVABLES
+from ..spec.runfile import RunSpec
+from ..spec.where import Where
+from ..store import check_output
 from .tasks import GPU_CLASSIFY_ROWS
 
 #: Seconds to wait for a scheduler to accept a connection.
 SCHEDULER_TIMEOUT = 5.0
 
 
-def check_cluster_table(run: RunSpec, slurm: bool = False) -> None:
+def check_cluster_table(where: Where) -> None:
     """SLURM (``--slurm`` or ``kind = "slurm"``) needs dask-jobqueue; the table's values were checked when the
-    run file was loaded (:mod:`meanfield.sweeps.clusterspec`)."""
-    if (slurm or run.cluster_spec.kind == "slurm") and importlib.util.find_spec("dask_jobqueue") is None:
-        source = "--slurm" if slurm else "cluster.kind = 'slurm'"
-        raise ConfigError(f"{source} needs dask-jobqueue: pip install 'meanfield[cluster]'")
+    run file was loaded (:mod:`meanfield.sweeps.spec.clusterspec`)."""
+    if where.kind == "slurm" and importlib.util.find_spec("dask_jobqueue") is None:
+        raise ConfigError(f"{where.asked_by} needs dask-jobqueue: pip install 'meanfield[cluster]'")
 
 
 def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
@@ -61,31 +60,27 @@ def task_nbytes(run: RunSpec) -> int:
     return 8 * run.chunk * per_point
 
 
-def _worker_memory(run: RunSpec, workers: int | None, slurm: bool):
+def _worker_memory(where: Where):
     """Memory per worker process of a local or SLURM cluster, or None when unknown (external cluster)."""
-    spec = run.cluster_spec
-    if slurm or spec.kind == "slurm":
+    if where.kind == "slurm":
         from dask.utils import parse_bytes
-        return parse_bytes(spec.memory) / spec.processes
-    import psutil
-    return psutil.virtual_memory().total / (workers or spec.workers or len(os.sched_getaffinity(0)))
+        return parse_bytes(where.cluster.memory) / where.cluster.processes
+    if where.kind == "local":
+        import psutil
+        return psutil.virtual_memory().total / where.workers
+    return None
 
 
-def check_sweep(run: RunSpec, out, *, client=None, scheduler: str | None = None, slurm: bool = False,
-                workers: int | None = None) -> str:
-    """Everything :func:`meanfield.sweeps.run.sweep` needs besides the run file, checked before the output
+def check_sweep(run: RunSpec, out, where: Where) -> str:
+    """Everything :func:`meanfield.sweeps.execute.run.sweep` needs besides the run file, checked before the output
     is touched; returns the output path. See the module docstring."""
-    if workers is not None:
-        require_int("workers", workers, 1)
-    local = client is None and not scheduler
-    if local:
-        check_cluster_table(run, slurm)
-    if scheduler:
-        check_scheduler(scheduler)
-    if local and not slurm and run.cluster_spec.kind != "slurm" and run.backend.startswith("cuda"):
-        from ..kernels.cuda import require_cuda
+    check_cluster_table(where)
+    if where.kind == "scheduler":
+        check_scheduler(where.scheduler)
+    if where.kind == "local" and run.backend.startswith("cuda"):
+        from ...kernels.cuda import require_cuda
         require_cuda()                         # BackendError without a GPU, before anything starts
-    memory = _worker_memory(run, workers, slurm) if local else None
+    memory = _worker_memory(where)
     need = task_nbytes(run)
     if memory is not None and need > memory:
         raise ConfigError(f"chunk = {run.chunk} is not allowed: one task holds {need / 2 ** 30:.3g} GiB of series "
@@ -105,7 +100,7 @@ def check_workers(client, run: RunSpec) -> None:
 
 
 def _require_gpu() -> None:
-    from ..kernels.cuda import require_cuda
+    from ...kernels.cuda import require_cuda
     require_cuda()
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from ..model.spec import require_int
+from ...errors import ConfigError
+from ...model.spec import require_int
 from .tables import check_keys
 
 CLUSTER_KEYS = ("kind", "workers", "jobs", "max_jobs", "cores", "processes", "memory", "walltime", "lifetime",

@@ -16,10 +16,20 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from ..errors import StoreError
-from .runfile import RunSpec
-from .store import (PART_SUFFIX, SWEEP_KIND, create_sweep, differences, mark_finished, open_sweep, require_same_run,
-                    require_sweep, sweep_nbytes, sweep_state)
+from ...errors import StoreError
+from ..spec.runfile import RunSpec
+from . import (
+    PART_SUFFIX,
+    SWEEP_KIND,
+    create_sweep,
+    differences,
+    mark_finished,
+    open_sweep,
+    require_same_run,
+    require_sweep,
+    sweep_nbytes,
+    sweep_state,
+)
 
 
 def _gib(n: int) -> str:

@@ -8,11 +8,11 @@ import json
 
 import numpy as np
 
-from ..analysis import EVIDENCE, LABELS, Thresholds, classify
-from ..errors import AnalysisError, StoreError
-from .evidence import decide_points, forcing_period
-from .runfile import stored_run
-from .store import datasets, read_sweep, write_analysis
+from ...analysis import EVIDENCE, LABELS, Thresholds, classify
+from ...errors import AnalysisError, StoreError
+from ..execute.evidence import decide_points, forcing_period
+from ..spec.runfile import stored_run
+from ..store import datasets, read_sweep, write_analysis
 
 #: Label code stored for points not computed yet.
 MISSING = -1
@@ -62,8 +62,8 @@ def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, tra
     """Classify every computed point of a sweep file and (re)write its ``analysis`` group: ``label`` (int8
     codes into the ``labels`` attribute, -1 = not computed), ``period`` (-1 = none), the grid coordinates,
     and attributes ``thresholds`` and ``fractions`` (JSON), and ``transitions`` (JSON list of
-    :class:`~meanfield.sweeps.refine.Transition` fields) when given. Returns the class fractions. ``write=False``
-    only classifies (e.g. the finished points of a sweep still running)."""
+    :class:`~meanfield.sweeps.results.refine.Transition` fields) when given. Returns the class fractions.
+    ``write=False`` only classifies (e.g. the finished points of a sweep still running)."""
     codes, periods = point_labels(path, thresholds)
     computed = codes[codes != MISSING]
     fractions = {label: float(np.mean(computed == i)) if computed.size else float("nan")

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis import LABELS, Thresholds
-from ..errors import ConfigError, StoreError
-from .evidence import decide_points
+from ...analysis import LABELS, Thresholds
+from ...errors import ConfigError, StoreError
+from ..execute.evidence import decide_points
+from ..execute.tasks import compute_chunk
+from ..spec.runfile import stored_run
+from ..store import done_flags, open_refinement, read_refinements, read_sweep, write_points
+from ..store.lock import writer_lock
 from .labels import MISSING, point_labels
-from .lock import writer_lock
-from .runfile import stored_run
-from .store import done_flags, open_refinement, read_refinements, read_sweep, write_points
-from .tasks import compute_chunk
 
 #: Points simulated per batch while refining (results do not depend on it).
 BATCH = 32

@@ -13,8 +13,8 @@ from math import gcd
 
 import numpy as np
 
-from ..analysis import EVIDENCE, LABELS, Thresholds, decide, measure
-from ..errors import StoreError
+from ...analysis import EVIDENCE, LABELS, Thresholds, decide, measure
+from ...errors import StoreError
 
 
 def forcing_period(model, record_every: int = 1) -> int:

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 import psutil
 
-from ..errors import StoreError
+from ...errors import StoreError
 
 #: Suffix of the lock file: ``OUT.h5`` is locked by ``OUT.h5.lock``.
 LOCK_SUFFIX = ".lock"

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 
-from ..errors import ClusterError
+from ...errors import ClusterError
 
 #: Seconds between two looks at the scheduler's workers.
 WATCH_POLL = 1.0
 
 
 class Watchdog:
-    """Watch a Dask client (and, for SLURM, the sweep's :class:`~meanfield.sweeps.slurm.SlurmJobs`)."""
+    """Watch a Dask client (and, for SLURM, the sweep's :class:`~meanfield.sweeps.execute.slurm.SlurmJobs`)."""
 
     def __init__(self, client, patience: float, jobs=None, lifetime: float | None = None):
         self.client, self.patience, self.jobs, self.lifetime = client, patience, jobs, lifetime

@@ -1,6 +1,6 @@
 """The tables of a run file (``[grid]``, ``[record]``, ``[reductions]``, ``[start]``, ``[continuation]``,
 ``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each.
-:mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.runfile.RunSpec`. A mistake is a
+:mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.spec.runfile.RunSpec`. A mistake is a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed, raised before any
 compilation.
 """
@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..finite import SAMPLERS
-from ..model.layout import OBSERVABLES
-from ..model.spec import CONTROL_PARAMETERS, SCALAR_PARAMETERS, require_finite, require_int
-from ..model.state import State, pattern_token
+from ...errors import ConfigError
+from ...finite import SAMPLERS
+from ...model.layout import OBSERVABLES
+from ...model.spec import CONTROL_PARAMETERS, SCALAR_PARAMETERS, require_finite, require_int
+from ...model.state import State, pattern_token
 
 #: Top-level keys of a run file.
 TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model", "grid", "record",

@@ -26,8 +26,8 @@ import uuid
 from contextlib import contextmanager, suppress
 from functools import cached_property
 
-from ..errors import ClusterError, ConfigError
-from .clusterspec import DASHBOARD, ClusterSpec
+from ...errors import ClusterError, ConfigError
+from ..spec.clusterspec import DASHBOARD, ClusterSpec
 
 #: Environment of worker processes: one numba/BLAS thread each, so processes x threads = cores.
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",

@@ -41,7 +41,7 @@ A run file (see ``runs/*.toml``)::
     chains = 8                    # independent chains per line, so every worker has work
     pre_steps = 0
 
-    [cluster]                     # optional: where to compute (keys: meanfield.sweeps.clusterspec)
+    [cluster]                     # optional: where to compute (keys: meanfield.sweeps.spec.clusterspec)
     kind = "local"                # local (default) or slurm; SLURM also with --slurm
 
     [finite]                      # optional: the finite-N network instead of the MF (docs/model.md §6)
@@ -61,14 +61,31 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..model.layout import OBSERVABLES, batch_parameters
-from ..model.spec import require_int
-from ..presets import preset, preset_keys
+from ...errors import ConfigError
+from ...model.layout import OBSERVABLES, batch_parameters
+from ...model.spec import require_int
+from ...presets import preset, preset_keys
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
-from .tables import (MODEL_AXES, START_KEYS, TOP_KEYS, Axis, ContinuationSpec, FiniteSpec, RecordSpec, ReductionSpec,
-                     StartSpec, check_keys, check_points, parse_continuation, parse_finite, parse_grid,
-                     parse_lyapunov, parse_record, parse_reductions, parse_start)
+from .tables import (
+    MODEL_AXES,
+    START_KEYS,
+    TOP_KEYS,
+    Axis,
+    ContinuationSpec,
+    FiniteSpec,
+    RecordSpec,
+    ReductionSpec,
+    StartSpec,
+    check_keys,
+    check_points,
+    parse_continuation,
+    parse_finite,
+    parse_grid,
+    parse_lyapunov,
+    parse_record,
+    parse_reductions,
+    parse_start,
+)
 
 #: Backend names of :func:`meanfield.simulate.simulate_batch`.
 BACKENDS = ("cpu", "cuda", "cuda:float64", "cuda:float32")
@@ -136,7 +153,7 @@ class RunSpec:
     @property
     def system(self) -> str:
         """The system every point runs: ``"finite"`` with a ``[finite]`` table (docs/model.md §6), else
-        ``"mean_field"``; the key of the worker tasks (:data:`meanfield.sweeps.tasks.TASKS`)."""
+        ``"mean_field"``; the key of the worker tasks (:data:`meanfield.sweeps.execute.tasks.TASKS`)."""
         return "mean_field" if self.finite is None else "finite"
 
     @property

@@ -22,16 +22,17 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import ClusterError, StoreError
-from ..progress import progress_bar
+from ...errors import ClusterError, StoreError
+from ...progress import progress_bar
+from ..spec.runfile import RunSpec, load_run
+from ..spec.where import where_to_compute
+from ..store import PART_SUFFIX, append_provenance, done_flags, read_points, update_provenance, write_points
+from ..store.lock import writer_lock
+from ..store.output import plan_output
+from ..store.provenance import now, record
 from .cluster import connect
-from .lock import writer_lock
-from .output import plan_output
 from .plan import plan
 from .preflight import check_sweep, check_workers
-from .provenance import now, record
-from .runfile import RunSpec, load_run
-from .store import PART_SUFFIX, append_provenance, done_flags, read_points, update_provenance, write_points
 from .tasks import compute_chunk, handoff_names
 
 log = logging.getLogger(__name__)
@@ -54,10 +55,10 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
         (computes only the missing points; ``resume=False`` refuses instead, ``resume=True`` refuses a missing
         file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
         directories are created. Each session appends a provenance record (docs/storage.md §1).
-    client, scheduler, slurm, workers : where to compute (:func:`~meanfield.sweeps.cluster.connect`): an
-        existing ``distributed.Client``, the address of a running scheduler, SLURM jobs from ``[cluster]``
-        (``slurm=True`` or ``kind = "slurm"``; ``workers`` = jobs), or (default) a LocalCluster of ``workers``
-        single-threaded processes (default: one per core).
+    client, scheduler, slurm, workers : where to compute, decided once by
+        :func:`~meanfield.sweeps.spec.where.where_to_compute`: an existing ``distributed.Client``, the address of
+        a running scheduler, SLURM jobs from ``[cluster]`` (``slurm=True`` or ``kind = "slurm"``; ``workers`` =
+        jobs), or (default) a LocalCluster of ``workers`` single-threaded processes (default: one per core).
     overwrite : replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
         only once every point is done (stopped earlier, ``out`` is unchanged and the next call continues).
     progress : show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
@@ -66,12 +67,13 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     retries : times a failed task is retried.
     callback : called as ``callback(done, total)`` after each chunk is written.
 
-    Everything is checked before the output is touched (:func:`~meanfield.sweeps.preflight.check_sweep`), and
+    Everything is checked before the output is touched (:func:`~meanfield.sweeps.execute.preflight.check_sweep`), and
     the output's writer lock is held throughout: a second writer gets
-    :class:`~meanfield.sweeps.lock.FileBusy`.
+    :class:`~meanfield.sweeps.store.lock.FileBusy`.
     """
     run = run if isinstance(run, RunSpec) else load_run(run)
-    out = check_sweep(run, out, client=client, scheduler=scheduler, slurm=slurm, workers=workers)
+    where = where_to_compute(run.cluster_spec, client=client, scheduler=scheduler, slurm=slurm, workers=workers)
+    out = check_sweep(run, out, where)
     if resume and not overwrite and not (os.path.exists(out) or os.path.exists(out + PART_SUFFIX)):
         raise StoreError(f"output {out!r} does not exist: there is nothing to resume (leave out --resume to start it)")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -82,14 +84,13 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
                       file=sys.stderr)
             return out if target.work == out else target.finish(target.open())
-        with _sigterm_interrupts(), connect(run, client, scheduler, slurm, workers) as where:
-            check_workers(where.client, run)
+        with _sigterm_interrupts(), connect(where) as connection:
+            check_workers(connection.client, run)
             f = target.open()
             hosts = set()
-            _record(f, run, where.client, where.workers, "create" if target.create else "resume", client,
-                    scheduler, slurm)
+            _record(f, run, connection, "create" if target.create else "resume", where.describe())
             try:
-                _compute(run, f, where, progress, retries, callback, hosts)
+                _compute(run, f, connection, progress, retries, callback, hosts)
             except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _end_record(f, hosts)
@@ -102,14 +103,10 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
             return target.finish(f)
 
 
-def _record(f, run: RunSpec, c, n_workers: int, action: str, client, scheduler, slurm) -> None:
-    """Append this session's provenance record (docs/storage.md §1): the code, where it computes, how much."""
-    if client is not None:
-        where = "client"
-    elif scheduler:
-        where = f"scheduler {scheduler}"
-    else:
-        where = "slurm" if slurm or run.cluster_spec.kind == "slurm" else "local"
+def _record(f, run: RunSpec, connection, action: str, where: str) -> None:
+    """Append this session's provenance record (docs/storage.md §1): the code, where it computes (``where``, a
+    few words), how much."""
+    c, n_workers = connection.client, connection.workers
     hosts = sorted({w.get("host", "?") for w in c.scheduler_info().get("workers", {}).values()})
     todo = int((~done_flags(f)).sum())
     log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, f.filename, todo,
@@ -123,13 +120,13 @@ def _end_record(f, hosts: set) -> None:
         update_provenance(f, computed_on=sorted(hosts), ended=now(), points_done=int(done_flags(f).sum()))
 
 
-def _compute(run: RunSpec, f, where, progress: bool, retries: int, callback, hosts: set) -> None:
-    """Submit the tasks of the points not done in ``f`` (to ``where``, a
-    :class:`~meanfield.sweeps.cluster.Connection`) and write each chunk as it arrives; the hosts that computed
+def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback, hosts: set) -> None:
+    """Submit the tasks of the points not done in ``f`` (to ``connection``, a
+    :class:`~meanfield.sweeps.execute.cluster.Connection`) and write each chunk as it arrives; the hosts that computed
     them are added to ``hosts``."""
     from dask.distributed import as_completed
 
-    c, n_workers, watchdog = where
+    c, n_workers, watchdog = connection
 
     done = done_flags(f)
     total = run.n_points

@@ -1,7 +1,7 @@
 """What a sweep will cost before it runs (``meanfield sweep --dry-run``): its points, the size of its file, and
 a time measured on this machine.
 
-The time comes from running the sweep's own task (:func:`meanfield.sweeps.tasks.compute_chunk`: simulation,
+The time comes from running the sweep's own task (:func:`meanfield.sweeps.execute.tasks.compute_chunk`: simulation,
 reductions, evidence) on a few points with the run's settings but at most ``max_steps`` iterations, on one
 thread, after a warm-up call that compiles the kernels; it is scaled linearly to the run's length and divided
 over the workers. Worker start-up and the one-time compilation are not included.
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from .runfile import RunSpec
+from ..spec.runfile import RunSpec
 from .tasks import compute_chunk
 
 
