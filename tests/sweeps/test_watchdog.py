@@ -7,7 +7,7 @@ import time
 import pytest
 
 from meanfield.errors import ClusterError
-from meanfield.sweeps import watchdog as watchdog_module
+from meanfield.sweeps.execute import watchdog as watchdog_module
 from meanfield.sweeps.execute.watchdog import Watchdog
 
 

@@ -61,7 +61,7 @@ def connect(where: Where):
         jobs = SlurmJobs(spec, where.jobs)
         try:
             with Client(jobs.cluster) as c, dask.config.set(dashboard_link(spec)):
-                yield Connection(c, jobs.workers, Watchdog(c, spec.patience, jobs, spec.lifetime))
+                yield Connection(c, where.workers, Watchdog(c, spec.patience, jobs, spec.lifetime))
         finally:
             jobs.close()
     else:

@@ -96,22 +96,17 @@ def nodes(queue: str | None = None) -> list:
 class SlurmJobs:
     """A dask-jobqueue SLURMCluster kept at ``jobs`` to ``max_jobs`` jobs (see the module docstring)."""
 
-    def __init__(self, spec: ClusterSpec, jobs: int | None = None):
+    def __init__(self, spec: ClusterSpec, jobs: int):
         slurm = jobqueue()
         self.spec = spec
         self.name = f"meanfield-{uuid.uuid4().hex[:8]}"
-        self.jobs = jobs or spec.jobs
+        self.jobs = jobs
         self.errors = []                   # sbatch's refusals, newest last
         self.queue = {}                    # job id -> (state, reason) of the live jobs
         self.ended = set()                 # ids of jobs that ran or waited and are gone
         self._polled = -float("inf")
         self.cluster = _elastic_cluster(slurm, self.errors)(**slurm_kwargs(spec, self.name))
         self.cluster.adapt(minimum_jobs=self.jobs, maximum_jobs=max(spec.max_jobs, self.jobs))
-
-    @property
-    def workers(self) -> int:
-        """Worker processes the sweep plans for (all jobs running)."""
-        return self.jobs * self.spec.processes
 
     def poll(self) -> dict:
         """The live jobs {id: (state, reason)}, from ``squeue`` at most every :data:`QUEUE_POLL` seconds;

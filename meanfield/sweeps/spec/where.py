@@ -38,11 +38,6 @@ class Where:
     scheduler: str | None = None
     asked_by: str = ""
 
-    @property
-    def starts_cluster(self) -> bool:
-        """True when meanfield starts (and stops) the cluster itself: locally or as SLURM jobs."""
-        return self.kind in ("slurm", "local")
-
     def describe(self) -> str:
         """A few words for the provenance record: ``local``, ``slurm``, ``client`` or ``scheduler ADDRESS``."""
         return f"scheduler {self.scheduler}" if self.kind == "scheduler" else self.kind
