@@ -1,0 +1,179 @@
+"""Periodic orbits, multipliers and located bifurcations of the attention map (docs/bifurcations.md §5).
+
+The map of docs/model.md §3 is forced by the positional encoding: the PE window rotates with period L and
+does not depend on the attention window A, so the continuous state is A (L·M numbers, row-major) and step t
+applies the map F_{t mod L}(A) = A' of the PE phase Π_t = Π_0 rotated t times. A cycle of A whose period q
+locks to the forcing is a fixed point of the N-step map with N = lcm(q, L): the multiple-shooting Newton of
+:mod:`meanfield.analysis.orbits` runs over N points, point i with the map of phase i. The images are the
+plain-numpy transcription of the map (:func:`meanfield.model.equations.mean_field_step`), the Jacobians the
+kernels' analytic ∂A'/∂A (docs/model.md §4) — no finite differences in the state. The parameter derivative
+used by the continuation's predictor is a central difference (docs/bifurcations.md §2).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .analysis.bifurcations import Bifurcation, continue_and_locate
+from .analysis.orbits import PeriodicOrbit, check_period, orbit_from
+from .errors import AnalysisError, ConfigError
+from .model.equations import mean_field_step
+from .model.layout import map_tables, point_parameters
+from .model.spec import SCALAR_PARAMETERS, ModelSpec
+from .model.state import State
+
+#: Steps iterated from the start before Newton (and before the period is detected): enough for the rest
+#: cycle of the paper model to settle from its checkpoint at β_o ≥ 1.2 (multiplier modulus ≤ 0.995 per L steps).
+TRANSIENT = 20_000
+
+
+def _pe_window(model: ModelSpec, state: State) -> np.ndarray:
+    return np.asarray(state.pe, dtype=np.float64) if model.pe_bits else np.zeros((model.context, 0))
+
+
+def attention_family(model: ModelSpec, parameter: str | None, pe0: np.ndarray):
+    """``family(value)`` → ``evaluate(points)`` for :mod:`meanfield.analysis.orbits`: point i of an orbit is
+    the window A (flattened) at PE phase i, mapped with ``model`` at ``parameter = value``."""
+    from .kernels.cpu import attention_jacobian
+
+    shape = (model.context, model.n_features)
+
+    def family(value=None):
+        at_value = model if parameter is None else model.replace(**{parameter: value})
+        coef, signs, w_pe = map_tables(at_value)
+        params = point_parameters(at_value)
+
+        def evaluate(points):
+            images, jacobians = np.empty_like(points), np.empty(points.shape + (points.shape[1],))
+            for i, flat in enumerate(points):
+                att, pe = flat.reshape(shape), np.roll(pe0, i, axis=0)
+                images[i] = mean_field_step(at_value, att, pe)[0].ravel()
+                jacobians[i] = attention_jacobian(coef, signs, w_pe, params, pe, att)
+            return images, jacobians
+
+        return evaluate
+
+    return family
+
+
+def _settle(model: ModelSpec, state: State, transient: int) -> State:
+    """``transient`` steps of the numpy map from ``state`` (growing the window to L rows first)."""
+    state = state.check(model)
+    att, pe = np.asarray(state.att, dtype=np.float64), _pe_window(model, state)
+    for _ in range(max(transient, model.context - att.shape[0])):
+        att, pe, _ = mean_field_step(model, att, pe)
+    return State(att=att, pe=pe if model.pe_bits else [])
+
+
+def _orbit_start(model: ModelSpec, state: State, period: int) -> np.ndarray:
+    """The N windows visited from ``state`` (full window), flattened: Newton's starting points."""
+    att, pe = state.att, _pe_window(model, state)
+    points = np.empty((period, att.size))
+    for i in range(period):
+        points[i] = att.ravel()
+        att, pe, _ = mean_field_step(model, att, pe)
+    return points
+
+
+def _locked_period(model: ModelSpec, period) -> int:
+    period = check_period(period)
+    return math.lcm(period, model.context) if model.pe_bits else period
+
+
+def _detected_period(model: ModelSpec, state: State, max_period: int = 2000) -> int:
+    """The smallest N (a multiple of L when the model has a PE) with max|A_{t+N} − A_t| ≤ 1e−9 after the
+    transient; a ConfigError when no N ≤ max_period repeats (the start is not near a cycle)."""
+    unit = model.context if model.pe_bits else 1
+    windows = _orbit_start(model, state, 2 * max_period)
+    scale = max(1.0, np.abs(windows).max())
+    for n in range(unit, max_period + 1, unit):
+        if np.abs(windows[n:2 * n] - windows[:n]).max() <= 1e-9 * scale:
+            return n
+    raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found after "
+                      f"{TRANSIENT} steps from this start; pass period= (and a state near the cycle)")
+
+
+def periodic_orbit(model: ModelSpec, state: State | None = None, period: int | None = None, *,
+                   transient: int = 0) -> PeriodicOrbit:
+    """The periodic orbit of the attention map through (or near) ``state``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    state : State, optional
+        A state on or near the orbit (default: the model's checkpoint, iterated ``TRANSIENT`` steps).
+    period : int, optional
+        The cycle's period q in steps; the orbit computed has N = lcm(q, L) points when the model has a
+        positional encoding (module docstring). Default: detected by iterating from ``state``.
+    transient : int
+        Steps iterated from ``state`` before Newton.
+
+    Returns
+    -------
+    PeriodicOrbit
+        ``points`` (N, L·M) are the windows A (row-major) at PE phases 0 … N−1 of ``state``'s PE window;
+        multipliers of the N-step map (docs/bifurcations.md §1).
+    """
+    if state is None:
+        state, transient = model.checkpoint, max(transient, TRANSIENT)
+    settled = _settle(model, state, int(transient))
+    period = _detected_period(model, settled) if period is None else _locked_period(model, period)
+    family = attention_family(model, None, _pe_window(model, settled))
+    return orbit_from(family(), _orbit_start(model, settled, period))
+
+
+def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | None = None,
+                 period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT,
+                 branch: dict | None = None) -> list[Bifurcation]:
+    """Continue a periodic orbit of the attention map along ``parameter`` over ``interval`` and locate its
+    folds, period doublings and Neimark–Sacker points (docs/bifurcations.md).
+
+    Parameters
+    ----------
+    model : ModelSpec
+    parameter : str
+        A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma").
+    interval : (float, float)
+        The continuation runs from ``interval[0]`` to ``interval[1]``.
+    state : State, optional
+        A state near the orbit at ``parameter = interval[0]``; default the model's checkpoint (the rest cycle
+        of the paper model, period L).
+    period : int, optional
+        The cycle's period in steps (default: detected after ``transient`` steps).
+    resolution : float
+        Accuracy of the located parameter values.
+    transient : int
+        Steps iterated from ``state`` at ``interval[0]`` before Newton.
+    branch : dict, optional
+        When given, filled with the continued branch: "value", "multipliers", "stable" per point.
+
+    Returns
+    -------
+    list of Bifurcation
+        ``kind``, ``value``, ``multipliers``, ``period`` (the N of the orbit), ``rotation_number`` (for
+        Neimark–Sacker: turns of the critical multiplier per N steps).
+    """
+    if parameter not in SCALAR_PARAMETERS:
+        raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
+    try:
+        lo, hi = (float(v) for v in interval)
+    except (TypeError, ValueError):
+        raise ConfigError(f"interval = {interval!r} is not allowed: must be two numbers (start, end)") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi:
+        raise ConfigError(f"interval = {interval!r} is not allowed: must be two different finite numbers")
+    if not 0 < resolution < abs(hi - lo):
+        raise ConfigError(f"resolution = {resolution!r} is not allowed: must be positive and below the "
+                          "interval's length")
+    start_model = model.replace(**{parameter: lo})
+    settled = _settle(start_model, model.checkpoint if state is None else state, int(transient))
+    n = _detected_period(start_model, settled) if period is None else _locked_period(model, period)
+    family = attention_family(model, parameter, _pe_window(model, settled))
+    try:
+        found, continued = continue_and_locate(family, _orbit_start(start_model, settled, n), n, (lo, hi),
+                                               resolution)
+    except AnalysisError as exc:
+        raise AnalysisError(f"the period-{n} orbit at {parameter} = {lo} could not be continued: {exc}") from None
+    if branch is not None:
+        branch.update(continued)
+    return found
