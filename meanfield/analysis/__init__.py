@@ -14,16 +14,21 @@ Spectra, correlations and tori
 Regularity and chaos indicators
     :func:`weighted_birkhoff_average`, :func:`birkhoff_drift` (Das et al. 2017), :func:`chaos01_test`
     (Gottwald & Melbourne 2009), :func:`band_count`, :func:`lyapunov_spectrum` (Benettin et al. 1980)
+Periodic orbits and bifurcations
+    :func:`periodic_orbit`, :func:`locate_bifurcations`, :class:`PeriodicOrbit`, :class:`Bifurcation`
+    (docs/bifurcations.md)
 Classification
     :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
     :class:`Thresholds`, :data:`EVIDENCE`, :data:`LABELS`
 """
 
+from meanfield.analysis.bifurcations import Bifurcation, locate_bifurcations
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.classify import LABELS, Classification, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
+from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
 from meanfield.analysis.regularity import birkhoff_drift, weighted_birkhoff_average
 from meanfield.analysis.sections import (
@@ -42,6 +47,10 @@ from meanfield.analysis.spectra import (
 from meanfield.analysis.tori import line_frequencies, section_curve_spread, torus_generators
 
 __all__ = [
+    "Bifurcation",
+    "PeriodicOrbit",
+    "locate_bifurcations",
+    "periodic_orbit",
     "EVIDENCE",
     "LABELS",
     "Classification",

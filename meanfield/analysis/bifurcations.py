@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 from scipy.optimize import brentq
 
 from meanfield.analysis._input import as_series
@@ -42,6 +41,7 @@ from meanfield.analysis.orbits import (
     numba_family,
     residuals,
     shooting_matrix,
+    solve,
 )
 from meanfield.errors import AnalysisError
 
@@ -126,7 +126,9 @@ class Branch:
         row = previous if np.ndim(previous) else np.eye(z.size)[-1] * previous
         rhs = np.zeros(z.size)
         rhs[-1] = 1.0
-        t = spla.spsolve(sp.vstack([matrix, sp.csr_matrix(row)]).tocsc(), rhs)
+        t = solve(sp.vstack([matrix, sp.csr_matrix(row)]).tocsc(), rhs)
+        if not np.all(np.isfinite(t)):
+            raise AnalysisError("the branch's tangent is undefined (singular extended system)")
         return t / np.linalg.norm(t)
 
     def correct(self, z0, t0, s):
@@ -142,10 +144,7 @@ class Branch:
                 return z, jacobians
             full = sp.vstack([matrix, sp.csr_matrix(t0)]).tocsc()
             rhs = -np.append(g, t0 @ (z - z0) - s)
-            try:
-                z = z + spla.spsolve(full, rhs)
-            except RuntimeError:
-                return None
+            z = z + solve(full, rhs)
         return None
 
 

@@ -25,6 +25,7 @@ The map is given as numba functions with the convention of :func:`~meanfield.ana
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numba as nb
@@ -117,6 +118,13 @@ def shooting_matrix(jacobians: np.ndarray) -> sp.csc_matrix:
     return (diagonal - shift).tocsc()
 
 
+def solve(matrix: sp.spmatrix, rhs: np.ndarray) -> np.ndarray:
+    """``matrix⁻¹ rhs`` by sparse LU; NaN entries when the matrix is singular to working precision."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spla.MatrixRankWarning)
+        return spla.spsolve(matrix, rhs)
+
+
 def residuals(points: np.ndarray, images: np.ndarray) -> np.ndarray:
     """G_i = F_i(x_i) − x_{i+1}, shape (p, n)."""
     return images - np.roll(points, -1, axis=0)
@@ -155,11 +163,10 @@ def newton_orbit(evaluate, points: np.ndarray, tol: float = TOLERANCE, max_iter:
             return points, images, jacobians, float(norm), iteration
         if iteration == max_iter:
             break
-        try:
-            delta = spla.spsolve(shooting_matrix(jacobians), -res.ravel()).reshape(points.shape)
-        except RuntimeError as exc:  # splu: exactly singular
-            raise AnalysisError(f"Newton's matrix is singular ({exc}): the orbit is at a bifurcation or "
-                                "the period is not the orbit's") from None
+        delta = solve(shooting_matrix(jacobians), -res.ravel()).reshape(points.shape)
+        if not np.all(np.isfinite(delta)):
+            raise AnalysisError("Newton's matrix is singular: the orbit is at a bifurcation, or there is no "
+                                "orbit of this period here")
         # backtracking: halve the step until the residual decreases (Armijo on the max norm)
         for _ in range(30):
             trial = points + delta

@@ -1,0 +1,125 @@
+"""Periodic orbits and located bifurcations of the paper model, checked against computations that share
+nothing with the code under test: Jacobians by central differences of the plain-numpy map, single shooting
+on the L-step map, bisection on max|μ| = 1; the simulated dynamics on either side of a period doubling; the
+torus frequency the classifier measures past the Neimark–Sacker point."""
+
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.analysis import classify
+from meanfield.errors import ConfigError
+from meanfield.model.equations import mean_field_step
+
+L = 4  # the paper model's context (presets/paper.toml)
+
+
+def settled(beta, steps=20_000, start=None):
+    model = mf.presets.paper(beta_o=beta)
+    state = model.checkpoint if start is None else start
+    att, pe = np.asarray(state.att, dtype=float), np.asarray(state.pe, dtype=float)
+    for _ in range(steps):
+        att, pe, _ = mean_field_step(model, att, pe)
+    return model, att, pe
+
+
+def n_step_map(model, pe, n):
+    def f(x):
+        att, window = x.reshape(L, -1), pe
+        for _ in range(n):
+            att, window, _ = mean_field_step(model, att, window)
+        return att.ravel()
+    return f
+
+
+def central_jacobian(f, x, h=1e-6):
+    # h = 1e-6: the error of the leading multiplier against the analytic Jacobian is ~7e-12 here (measured
+    # over h = 1e-4 … 1e-7: truncation ∝ h², rounding ∝ 1/h, minimum near 1e-6)
+    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
+
+
+def rest_cycle_modulus(beta, x_guess, pe):
+    """max|μ| of the L-step map's fixed point, by single-shooting Newton with central-difference Jacobians."""
+    model = mf.presets.paper(beta_o=beta)
+    f = n_step_map(model, pe, L)
+    x = x_guess.copy()
+    for _ in range(20):
+        step = np.linalg.solve(central_jacobian(f, x) - np.eye(x.size), -(f(x) - x))
+        x = x + step
+        if np.abs(step).max() < 1e-14:
+            break
+    return np.abs(np.linalg.eigvals(central_jacobian(f, x))).max(), x
+
+
+@pytest.fixture(scope="module")
+def neimark_sacker():
+    found = mf.bifurcations(mf.presets.paper(), "beta_o", (1.24, 1.245))
+    return found
+
+
+def test_rest_cycle_loses_stability_in_one_neimark_sacker_point(neimark_sacker):
+    assert [b.kind for b in neimark_sacker] == ["neimark_sacker"]
+    point = neimark_sacker[0]
+    # measured independently before this code existed (issue text: β_o ≈ 1.2434445, angle ≈ 0.2419·2π per L)
+    assert abs(point.value - 1.2434445) < 1e-6
+    assert abs(point.rotation_number - 0.2419) < 1e-3
+    assert point.period == L
+
+
+def test_neimark_sacker_point_agrees_with_finite_differences(neimark_sacker):
+    _, att, pe = settled(1.2434)
+    x = att.ravel()
+    lo, hi = 1.2430, 1.2440
+    assert rest_cycle_modulus(lo, x, pe)[0] < 1 < rest_cycle_modulus(hi, x, pe)[0]
+    while hi - lo > 1e-11:
+        mid = (lo + hi) / 2
+        modulus, x = rest_cycle_modulus(mid, x, pe)
+        lo, hi = (mid, hi) if modulus < 1 else (lo, mid)
+    # 1e-9: the documented accuracy; the central differences move max|μ| by ~7e-12, i.e. β_o by ~6e-12
+    assert abs(neimark_sacker[0].value - (lo + hi) / 2) <= 1e-9
+
+
+@pytest.mark.slow
+def test_rotation_number_continues_into_the_torus_frequency(neimark_sacker):
+    # just past the Neimark–Sacker point the orbit lies on an invariant circle whose rotation number starts
+    # at the critical pair's (Neimark–Sacker theory): the classifier's torus frequency (cycles per step,
+    # folded modulo the forcing 1/L) times L, measured at two β_o and extrapolated linearly to the
+    # bifurcation, must meet it. 2e-5: the frequencies' curvature over Δβ ≈ 6e-4 is ≲ 1e-5 (0.2421, 0.2426,
+    # 0.2437 at 1.2436, 1.2440, 1.2450), the spectral line estimate's error ~1e-7.
+    beta_ns, rho = neimark_sacker[0].value, neimark_sacker[0].rotation_number
+    measured = []
+    for beta in (1.2436, 1.2440):
+        traj = mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000, record=("att",))
+        result = classify(traj.att, forcing_period=L)
+        assert result.label == "quasi_periodic"
+        measured.append(L * result.frequencies[0])
+    slope = (measured[1] - measured[0]) / (1.2440 - 1.2436)
+    assert abs(measured[0] + slope * (beta_ns - 1.2436) - rho) < 2e-5
+
+
+@pytest.mark.slow
+def test_period_28_cycle_period_doubles():
+    model, att, pe = settled(1.27, steps=100_000)
+    start = mf.State(att=att, pe=pe)
+    found = mf.bifurcations(model, "beta_o", (1.27, 1.2714), state=start, period=28, transient=0)
+    assert [b.kind for b in found] == ["period_doubling"]
+    pd = found[0]
+    assert pd.period == 28 and abs(pd.multipliers[0] + 1) < 1e-6
+    # independent: the 28-step map's leading multiplier by central differences, on either side
+    for beta, inside in ((pd.value - 2e-5, True), (pd.value + 2e-5, False)):
+        orbit = mf.periodic_orbit(mf.presets.paper(beta_o=beta), mf.State(att=pd.points[0].reshape(L, -1), pe=pe),
+                                  28)
+        f = n_step_map(mf.presets.paper(beta_o=beta), pe, 28)
+        mu = np.linalg.eigvals(central_jacobian(f, orbit.points[0]))
+        leading = mu[np.argmax(np.abs(mu))]
+        assert abs(leading.imag) < 1e-9 and (leading.real > -1) == inside
+
+
+def test_bad_arguments_are_refused_before_any_work():
+    model = mf.presets.paper()
+    with pytest.raises(ConfigError, match="parameter = 'beta'"):
+        mf.bifurcations(model, "beta", (1.2, 1.3))
+    with pytest.raises(ConfigError, match="interval"):
+        mf.bifurcations(model, "beta_o", (1.2, 1.2))
+    with pytest.raises(ConfigError, match="resolution"):
+        mf.bifurcations(model, "beta_o", (1.2, 1.3), resolution=1.0)
