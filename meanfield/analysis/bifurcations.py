@@ -3,8 +3,10 @@
 
 The branch {(x_0 … x_{p−1}, λ) : G(x, λ) = 0} of the multiple-shooting equations (:mod:`.orbits`) is
 followed by pseudo-arclength continuation (Keller 1977): from a point z_k with unit tangent t_k, predict
-z_k + h·t_k and correct by Newton on [G(z) = 0, t_k·(z − z_k) = h]. The arclength parametrisation passes
-folds, where the branch turns back in λ. ∂G/∂λ is a central difference in λ (step 1e−6·max(1, |λ|)); it only
+z_k + h·t_k and correct by Newton on [G(z) = 0, ⟨t_k, z − z_k⟩ = h]. The arclength parametrisation passes
+folds, where the branch turns back in λ. Arclength is measured in the weighted inner product
+⟨a, b⟩ = (1/pn) Σ a_x b_x + a_λ b_λ (the state's pn entries count as their mean square), so that a long orbit
+whose every point moves with λ does not force tiny steps in λ; |dλ/ds| ≤ 1 still holds. ∂G/∂λ is a central difference in λ (step 1e−6·max(1, |λ|)); it only
 enters the predictor and the corrector's matrix, so it changes how fast Newton converges, not where the
 converged points lie (G = 0 is solved to the orbit's tolerance).
 
@@ -105,6 +107,10 @@ class Branch:
         self.family, self.tol, self.shape = family, tol, points.shape
         points, _, _, _, _ = newton_orbit(family(value), points, tol)
         self.z = np.append(points.ravel(), value)
+        self.weights = np.append(np.full(points.size, 1.0 / points.size), 1.0)
+
+    def unit(self, t):
+        return t / np.sqrt(t @ (self.weights * t))
 
     def unpack(self, z):
         return z[:-1].reshape(self.shape), z[-1]
@@ -123,16 +129,16 @@ class Branch:
     def tangent(self, z, previous):
         """Unit tangent at z oriented along ``previous`` (a vector, or +1/−1 for the direction of λ)."""
         _, matrix, _ = self.system(z)
-        row = previous if np.ndim(previous) else np.eye(z.size)[-1] * previous
+        row = self.weights * previous if np.ndim(previous) else np.eye(z.size)[-1] * previous
         rhs = np.zeros(z.size)
         rhs[-1] = 1.0
         t = solve(sp.vstack([matrix, sp.csr_matrix(row)]).tocsc(), rhs)
         if not np.all(np.isfinite(t)):
             raise AnalysisError("the branch's tangent is undefined (singular extended system)")
-        return t / np.linalg.norm(t)
+        return self.unit(t)
 
     def correct(self, z0, t0, s):
-        """The branch point at arclength s from z0 along t0: Newton on [G = 0, t0·(z − z0) = s].
+        """The branch point at arclength s from z0 along t0: Newton on [G = 0, ⟨t0, z − z0⟩ = s].
         Returns (z, jacobians) or None when Newton fails."""
         z = z0 + s * t0
         for _ in range(12):
@@ -142,8 +148,9 @@ class Branch:
                 return None
             if np.abs(g).max() <= self.tol * max(1.0, np.abs(points).max()):
                 return z, jacobians
-            full = sp.vstack([matrix, sp.csr_matrix(t0)]).tocsc()
-            rhs = -np.append(g, t0 @ (z - z0) - s)
+            row = self.weights * t0
+            full = sp.vstack([matrix, sp.csr_matrix(row)]).tocsc()
+            rhs = -np.append(g, row @ (z - z0) - s)
             z = z + solve(full, rhs)
         return None
 
@@ -164,7 +171,7 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
     _, _, jacobians = branch.system(z)
     mu = multipliers(jacobians)
     tests = crossing_indicators(mu)
-    h = max_step = abs(end - start) / 40
+    h = max_step = abs(end - start) / 20
     min_step = abs(end - start) * 1e-9
     found, values, mus = [], [z[-1]], [mu]
     for _ in range(max_points):
