@@ -146,7 +146,8 @@ def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | N
     transient : int
         Steps iterated from ``state`` at ``interval[0]`` before Newton.
     branch : dict, optional
-        When given, filled with the continued branch: "value", "multipliers", "stable" per point.
+        When given, filled with the continued branch: per continuation point "value", "points" (the orbit's
+        windows, (N, L·M)), "multipliers" and "stable".
 
     Returns
     -------

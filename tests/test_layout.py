@@ -21,7 +21,7 @@ FLOORS = (
     ("model",),
     ("presets",),
     ("kernels",),
-    ("simulate",),
+    ("simulate", "bifurcations"),
     ("finite",),
     ("sweeps",),
     ("studies",),

@@ -160,8 +160,8 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
     """Follow the orbit through ``points`` from ``interval[0]`` towards ``interval[1]`` and locate every
     fold, period doubling and Neimark–Sacker point on the way (module docstring).
 
-    Returns the bifurcations in branch order and the branch itself: ``{"value": (k,), "multipliers": (k, n),
-    "stable": (k,)}`` at the continuation points (for figures).
+    Returns the bifurcations in branch order and the branch itself at its continuation points (for figures):
+    ``{"value": (k,), "points": (k, p, n), "multipliers": (k, n), "stable": (k,)}``.
     """
     start, end = (float(v) for v in interval)
     direction = 1.0 if end >= start else -1.0
@@ -173,7 +173,7 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
     tests = crossing_indicators(mu)
     h = max_step = abs(end - start) / 20
     min_step = abs(end - start) * 1e-9
-    found, values, mus = [], [z[-1]], [mu]
+    found, values, orbits, mus = [], [z[-1]], [branch.unpack(z)[0]], [mu]
     for _ in range(max_points):
         corrected = branch.correct(z, t, h)
         if corrected is None:
@@ -192,12 +192,14 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
         t = branch.tangent(z_new, t)
         z, mu, tests = z_new, mu_new, tests_new
         values.append(z[-1])
+        orbits.append(branch.unpack(z)[0])
         mus.append(mu)
         if (z[-1] - end) * direction > 0 or (z[-1] - start) * direction < 0:
             break
         h = min(h * 1.5, max_step)
     mus = np.array(mus)
-    return found, {"value": np.array(values), "multipliers": mus, "stable": np.abs(mus).max(axis=1) < 1}
+    return found, {"value": np.array(values), "points": np.array(orbits), "multipliers": mus,
+                   "stable": np.abs(mus).max(axis=1) < 1}
 
 
 def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: int) -> Bifurcation | None:

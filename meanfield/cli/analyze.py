@@ -17,6 +17,10 @@ def register(sub, parents):
                    help="bisect between neighbouring points of a 1-D sweep whose classes differ until every "
                         "transition is bracketed to RES (axis units); the new points are stored in the same "
                         "file (group 'refine', resumable) and the located transitions are printed")
+    p.add_argument("--bifurcations", action="store_true",
+                   help="continue the orbit of every fixed-point or periodic side of a transition of a 1-D sweep "
+                        "from its stored final state and replace label brackets by located fold, period-doubling "
+                        "and Neimark-Sacker points where the multipliers allow (docs/bifurcations.md)")
     p.add_argument("--max-rounds", type=int, default=40, metavar="N", help="most bisection rounds (default 40)")
     p.set_defaults(run=run)
 
@@ -44,6 +48,7 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
+    from ..sweeps.results.bifurcations import located_table, require_continuable, sweep_bifurcations
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.store import read_sweep
@@ -53,6 +58,8 @@ def run(args):
     read_sweep(args.path)                            # StoreError (one line) unless it is a readable sweep file
     if args.refine is not None and args.max_rounds < 1:
         raise ConfigError(f"--max-rounds = {args.max_rounds} is not allowed: must be at least 1")
+    if args.bifurcations:
+        require_continuable(read_sweep(args.path))
     busy = holder(args.path)
     if args.refine is not None and busy is not None:
         raise StoreError(f"{busy.describe(args.path)}: refine it when it has finished")
@@ -74,5 +81,8 @@ def run(args):
         if value == value and value > 0:
             report(args, f"  {name:15s} {value:6.1%}")
     if found is not None:
-        axis = classified_points(args.path, thresholds)[0]
-        report(args, transition_table(axis, found, args.refine))
+        axis, values, names = classified_points(args.path, thresholds)
+        if args.bifurcations:
+            report(args, located_table(axis, sweep_bifurcations(args.path, values, names, found)))
+        else:
+            report(args, transition_table(axis, found, args.refine))

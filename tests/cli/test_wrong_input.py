@@ -70,6 +70,7 @@ CORPUS = [
     (["analyze", "sweep.h5", "--set", "nonsense=1"], "nonsense"),
     (["analyze", "sweep.h5", "--set", "min_length=2.5"], "min_length"),
     (["analyze", "sweep.h5", "--set", "z"], "key=value"),
+    (["analyze", "map.h5", "--bifurcations"], "1-D"),
     # plot
     (["plot"], "required"),
     (["plot", "nope", "sweep.h5"], "invalid choice"),
