@@ -18,8 +18,7 @@ import numpy as np
 from .analysis.bifurcations import Bifurcation, continue_and_locate
 from .analysis.orbits import PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
-from .model.equations import mean_field_step
-from .model.layout import map_tables, point_parameters
+from .model.equations import mean_field_step, step_tables
 from .model.spec import SCALAR_PARAMETERS, ModelSpec
 from .model.state import State
 
@@ -38,18 +37,18 @@ def attention_family(model: ModelSpec, parameter: str | None, pe0: np.ndarray):
     from .kernels.cpu import attention_jacobian
 
     shape = (model.context, model.n_features)
+    phases = [np.ascontiguousarray(np.roll(pe0, i, axis=0)) for i in range(model.context)]
 
     def family(value=None):
         at_value = model if parameter is None else model.replace(**{parameter: value})
-        coef, signs, w_pe = map_tables(at_value)
-        params = point_parameters(at_value)
+        tables = step_tables(at_value)
 
         def evaluate(points):
             images, jacobians = np.empty_like(points), np.empty(points.shape + (points.shape[1],))
             for i, flat in enumerate(points):
-                att, pe = flat.reshape(shape), np.roll(pe0, i, axis=0)
-                images[i] = mean_field_step(at_value, att, pe)[0].ravel()
-                jacobians[i] = attention_jacobian(coef, signs, w_pe, params, pe, att)
+                att, pe = flat.reshape(shape), phases[i % len(phases)]
+                images[i] = mean_field_step(at_value, att, pe, tables)[0].ravel()
+                jacobians[i] = attention_jacobian(*tables, pe, att)
             return images, jacobians
 
         return evaluate

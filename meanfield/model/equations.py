@@ -12,13 +12,19 @@ from .layout import P_BETA, P_EPS_PE, P_GAMMA, P_W, map_tables, point_parameters
 from .spec import ModelSpec
 
 
-def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray):
+def step_tables(model: ModelSpec) -> tuple:
+    """What :func:`mean_field_step` reads from the model: (coefficients, sign patterns, PE weights, parameter
+    vector); computed once by callers that step one model many times."""
+    return (*map_tables(model), point_parameters(model))
+
+
+def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray, tables: tuple | None = None):
     """One iteration of the map, docs/model.md §3, in plain numpy (all rows recomputed, no caching).
 
-    Returns ``(att_next, pe_next, recorded)`` with ``recorded`` a dict of the six observables.
+    ``tables`` is :func:`step_tables` of ``model`` (computed here when None). Returns
+    ``(att_next, pe_next, recorded)`` with ``recorded`` a dict of the six observables.
     """
-    coef, signs, w_pe = map_tables(model)
-    params = point_parameters(model)
+    coef, signs, w_pe, params = step_tables(model) if tables is None else tables
     beta, gamma, w, eps_pe = params[P_BETA], params[P_GAMMA], params[P_W], params[P_EPS_PE]
     pe_bits = model.pe_bits
     depth = att.shape[0]
