@@ -7,7 +7,7 @@ numpy), ``presets``, ``kernels`` (compiled code), ``simulate`` and ``finite`` (t
 ``plots`` and ``cli``. The names below are the public API.
 """
 from . import analysis, presets
-from .bifurcations import bifurcations, periodic_orbit
+from .bifurcations import bifurcations, confirm_cycle, periodic_orbit
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
 from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
@@ -18,7 +18,7 @@ from .sweeps.store import open_run
 from .version import __version__
 
 __all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "Trajectory", "BatchResult", "MeanfieldError", "ConfigError", "StoreError",
-           "BackendError", "AnalysisError", "ClusterError", "sweep", "load_run", "open_run", "RunSpec", "simulate_finite",
-           "simulate_finite_batch", "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start",
-           "__version__"]
+           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "Trajectory", "BatchResult",
+           "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
+           "load_run", "open_run", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
+           "FiniteBatch", "finite_weights", "aligned_start", "__version__"]

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .analysis.bifurcations import Bifurcation, continue_and_locate
-from .analysis.orbits import PeriodicOrbit, check_period, orbit_from
+from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
 from .model.equations import mean_field_step, step_tables
 from .model.spec import SCALAR_PARAMETERS, ModelSpec
@@ -25,6 +25,9 @@ from .model.state import State
 #: Steps iterated from the start before Newton (and before the period is detected): enough for the rest
 #: cycle of the paper model to settle from its checkpoint at β_o ≥ 1.2 (multiplier modulus ≤ 0.995 per L steps).
 TRANSIENT = 20_000
+
+#: Periods over which :func:`confirm_cycle` takes the envelope of the distance to a cycle.
+WINDOW = 64
 
 
 def _pe_window(model: ModelSpec, state: State) -> np.ndarray:
@@ -120,6 +123,49 @@ def periodic_orbit(model: ModelSpec, state: State | None = None, period: int | N
     period = _detected_period(model, settled) if period is None else _locked_period(model, period)
     family = attention_family(model, None, _pe_window(model, settled))
     return orbit_from(family(), _orbit_start(model, settled, period))
+
+
+def _distance_envelope(model: ModelSpec, state: State, orbit: PeriodicOrbit, cycles: int) -> float:
+    """max over ``cycles`` periods from ``state`` of the largest entry of A_t − (the orbit's point at t)."""
+    tables = step_tables(model)
+    att, pe = np.asarray(state.att, dtype=np.float64), _pe_window(model, state)
+    largest = 0.0
+    for t in range(cycles * orbit.period):
+        largest = max(largest, float(np.abs(att.ravel() - orbit.points[t % orbit.period]).max()))
+        att, pe, _ = mean_field_step(model, att, pe, tables)
+    return largest
+
+
+def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int = 100_000) -> PeriodicOrbit | None:
+    """The stable period-``period`` orbit that ``state`` is converging to, or None (docs/bifurcations.md §7).
+
+    Near a fold, flip or Neimark–Sacker point a stable cycle attracts with a multiplier close to the unit
+    circle, so a run ends still approaching it and its series alone is undecided. The cycle is confirmed when
+    Newton started from ``state`` converges, every multiplier has modulus < 1, and ``state`` lies on it (to
+    Newton's tolerance) or its distance to the orbit decays as the multipliers say: its envelope (the largest distance over WINDOW periods, so that a rotating approach
+    counts once per turn) after K periods, K the periods in which max|μ|^K halves (at most ``max_steps``
+    steps), has come down at least half of the predicted way. A saddle's cycle, another attractor's, or a
+    cycle whose approach is too slow to see within ``max_steps`` steps is not confirmed.
+    """
+    state = state.check(model)
+    if np.asarray(state.att).shape[0] < model.context:
+        return None
+    try:
+        orbit = periodic_orbit(model, state, period)
+    except (AnalysisError, ConfigError):
+        return None
+    if not orbit.stable:
+        return None
+    extent = max(float(np.ptp(orbit.points)), 1e-12)
+    distance = float(np.abs(np.asarray(state.att, dtype=np.float64).ravel() - orbit.points[0]).max())
+    if distance <= TOLERANCE * max(1.0, extent):
+        return orbit
+    largest = float(np.abs(orbit.multipliers[0]))
+    periods = int(np.clip(np.ceil(np.log(0.5) / np.log(largest)), WINDOW, max_steps // orbit.period))
+    predicted = largest ** periods
+    early = _distance_envelope(model, state, orbit, WINDOW)
+    later = _distance_envelope(model, _settle(model, state, periods * orbit.period), orbit, WINDOW)
+    return orbit if later <= early * (1 + predicted) / 2 else None
 
 
 def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | None = None,

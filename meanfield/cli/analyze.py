@@ -48,7 +48,8 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
-    from ..sweeps.results.bifurcations import located_table, require_continuable, sweep_bifurcations
+    from ..sweeps.results.bifurcations import (confirmed_table, located_table, require_continuable,
+                                               sweep_bifurcations)
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.store import read_sweep
@@ -83,6 +84,8 @@ def run(args):
     if found is not None:
         axis, values, names = classified_points(args.path, thresholds)
         if args.bifurcations:
-            report(args, located_table(axis, sweep_bifurcations(args.path, values, names, found)))
+            located, confirmed = sweep_bifurcations(args.path, values, names)
+            report(args, confirmed_table(axis, confirmed))
+            report(args, located_table(axis, located))
         else:
             report(args, transition_table(axis, found, args.refine))

@@ -15,7 +15,7 @@ chunk = 4
 preset = "paper"
 
 [grid]
-beta_o = [1.2425, 1.2430, 1.2436, 1.2440, 1.2680, 1.2700, 1.2710, 1.2712]
+beta_o = [1.2425, 1.2430, 1.2434, 1.2436, 1.2440, 1.2680, 1.2700, 1.2710, 1.2712]
 
 [record]
 observables = ["mo_se"]
@@ -36,6 +36,12 @@ def test_brackets_become_located_points(tmp_path, capsys):
     assert "rotation number 0.2419" in out
     # every transition of the table is accounted for by a located point or a bracket
     assert rows and all(r[0] in ("multipliers", "labels") for r in rows)
+    # 1.2434 is 4.4e-5 below the Neimark–Sacker point (|μ| = 0.99994 per L steps): after 60 000 steps it is
+    # still approaching the rest cycle; labelled fixed_point or confirmed as one by Newton, never a bracket
+    confirmed = [line.split() for line in out.splitlines() if "->" in line and line.strip()[:1].isdigit()]
+    assert all(c[-4] == "fixed_point" for c in confirmed if c[0].startswith("1.2434"))
+    brackets = {round(float(r[2]), 4) for r in rows if r[0] == "labels"}
+    assert not brackets & {1.2430, 1.2434}
 
 
 def test_branch_figure_draws_stable_solid_and_unstable_dashed(tmp_path):

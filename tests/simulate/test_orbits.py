@@ -123,3 +123,35 @@ def test_bad_arguments_are_refused_before_any_work():
         mf.bifurcations(model, "beta_o", (1.2, 1.2))
     with pytest.raises(ConfigError, match="resolution"):
         mf.bifurcations(model, "beta_o", (1.2, 1.3), resolution=1.0)
+
+
+@pytest.mark.slow
+def test_slow_approach_to_the_rest_cycle_is_confirmed_by_its_decay_rate():
+    """Just below the Neimark–Sacker point the rest cycle attracts with |μ| ≈ 0.9998 per L steps: after
+    300 000 steps the state still approaches it. The confirmed orbit's leading multiplier must equal the decay
+    rate of the distance to it measured on the numpy map (a least-squares slope of log distance over 20 000
+    periods: the rotating pair makes log d oscillate by O(1), so the slope's error is ~1/20 000² · O(1) per
+    period ≪ 1e-9 — measured agreement 3e-11)."""
+    model = mf.presets.paper(beta_o=1.2433)
+    state = mf.simulate(model, 300_000).final_state
+    orbit = mf.confirm_cycle(model, state, L)
+    assert orbit is not None and orbit.stable
+    att, pe = np.asarray(state.att, dtype=float), np.asarray(state.pe, dtype=float)
+    distances = []
+    for t in range(20_000 * L):
+        if t % L == 0:
+            distances.append(np.abs(att.ravel() - orbit.points[0]).max())
+        att, pe, _ = mean_field_step(model, att, pe)
+    rate = np.exp(np.polyfit(np.arange(len(distances)), np.log(distances), 1)[0])
+    assert 0.999 < abs(orbit.multipliers[0]) < 1
+    assert abs(rate - abs(orbit.multipliers[0])) < 1e-9
+
+
+def test_a_cycle_that_lost_stability_is_not_confirmed():
+    """Past the Neimark–Sacker point (β_o = 1.2436) the rest cycle still exists (Newton converges) but is a
+    repeller: a state on the torus is not confirmed as converging to it, nor to a period-28 cycle."""
+    model = mf.presets.paper(beta_o=1.2436)
+    state = mf.simulate(model, 100_000).final_state
+    assert mf.periodic_orbit(model, state, L).stable is False
+    assert mf.confirm_cycle(model, state, L) is None
+    assert mf.confirm_cycle(model, state, 28) is None
