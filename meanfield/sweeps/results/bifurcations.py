@@ -1,0 +1,214 @@
+"""Label brackets replaced by located bifurcations where an orbit can be continued (docs/bifurcations.md §6).
+
+For every transition of a 1-D mean-field sweep (:func:`.refine.transitions`), the side that is a fixed point
+or a cycle is continued from its stored final state across the bracket — over the unresolved points beyond
+it — up to the next point whose class is resolved and different; the first fold, period doubling or
+Neimark–Sacker point met there replaces the brackets it covers. Everything else stays a bracket.
+
+Before that, a point labelled unresolved or quasi-periodic whose final state is still converging to a stable
+cycle of a neighbouring class — the slow approach near a bifurcation — is relabelled with that class when
+Newton confirms the cycle (:func:`meanfield.bifurcations.confirm_cycle`, docs/bifurcations.md §7).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...bifurcations import bifurcations, confirm_cycle
+from ...errors import AnalysisError, ConfigError
+from ...model.spec import SCALAR_PARAMETERS
+from ...model.state import State
+from ..store import read_refinements, read_sweep
+from .refine import Transition, transitions
+
+UNRESOLVED = ("unresolved", "missing")
+
+
+@dataclass(frozen=True)
+class LocatedTransition:
+    """A row of the transition table: a bifurcation located by its multipliers (``kind``, ``value``) or a label
+    bracket (``kind`` = "bracket", ``value`` = None) between ``low`` and ``high``."""
+
+    low: float
+    high: float
+    below: str
+    above: str
+    kind: str
+    value: float | None = None
+    rotation_number: float | None = None
+
+    @property
+    def source(self) -> str:
+        return "labels" if self.value is None else "multipliers"
+
+
+def cycle_period(name: str, context: int) -> int | None:
+    """The orbit period behind a class name: L for ``fixed_point`` (the rest cycle of the forced map), q for
+    ``periodic(q)``, None for classes without an orbit to continue."""
+    if name == "fixed_point":
+        return context
+    if name.startswith("periodic("):
+        return int(name[len("periodic("):-1])
+    return None
+
+
+def final_states(path) -> list:
+    """The stored final State of every computed point, grid then refinement rounds (the order of
+    :func:`.refine.classified_points`); None where a point is not computed."""
+    names = ("done", "final_att", "final_pe", "final_depth")
+    data = read_sweep(path, names)
+    blocks = [data.arrays] + [r["arrays"] for r in read_refinements(path, names)]
+    states = []
+    for block in blocks:
+        for i, done in enumerate(block["done"].ravel()):
+            if not done:
+                states.append(None)
+                continue
+            depth = int(block["final_depth"].ravel()[i])
+            att = block["final_att"].reshape(block["done"].size, *block["final_att"].shape[-2:])[i][:depth]
+            pe = block["final_pe"].reshape(block["done"].size, *block["final_pe"].shape[-2:])[i] \
+                if "final_pe" in block else []
+            states.append(State(att=att, pe=pe))
+    return states
+
+
+@dataclass(frozen=True)
+class ConfirmedCycle:
+    """A point whose label (``was``) is replaced by ``now`` because Newton confirmed the stable cycle its final
+    state converges to; ``largest`` = max|μ| of that cycle."""
+
+    value: float
+    was: str
+    now: str
+    largest: float
+
+
+def _neighbour_classes(names, index: int) -> list[str]:
+    """The nearest resolved class on each side of point ``index`` (``names`` sorted by value)."""
+    found = []
+    for step in (-1, +1):
+        j = index + step
+        while 0 <= j < len(names) and names[j] in UNRESOLVED + ("quasi_periodic",):
+            j += step
+        if 0 <= j < len(names) and names[j] not in found:
+            found.append(names[j])
+    return found
+
+
+def confirm_slow_cycles(model, parameter: str, values, names, states) -> list[ConfirmedCycle]:
+    """Unresolved or quasi-periodic points (``values`` sorted) converging to a stable cycle of a neighbouring
+    class (module docstring)."""
+    confirmed = []
+    for i, name in enumerate(names):
+        if name not in ("unresolved", "quasi_periodic") or states[i] is None:
+            continue
+        at_point = model.replace(**{parameter: float(values[i])})
+        for candidate in _neighbour_classes(names, i):
+            period = cycle_period(candidate, model.context)
+            orbit = None if period is None else confirm_cycle(at_point, states[i], period)
+            if orbit is not None:
+                confirmed.append(ConfirmedCycle(float(values[i]), name, candidate,
+                                                float(np.abs(orbit.multipliers[0]))))
+                break
+    return confirmed
+
+
+def _span(values, names, index: int, step: int) -> float:
+    """From point ``index`` in direction ``step`` (+1/−1, ``values`` sorted), the first point whose class is
+    resolved and differs from ``names[index]``; the last point that way when none does."""
+    j = index + step
+    while 0 <= j + step < len(values) and (names[j] in UNRESOLVED or names[j] == names[index]):
+        j += step
+    return float(values[j])
+
+
+def _continue(model, parameter, values, names, states, index, step, resolution):
+    period = cycle_period(names[index], model.context)
+    if period is None or states[index] is None:
+        return None
+    interval = (float(values[index]), _span(values, names, index, step))
+    try:
+        found = bifurcations(model, parameter, interval, state=states[index], period=period, transient=0,
+                             resolution=resolution)
+    except AnalysisError:
+        return None
+    return (found[0], interval) if found else None
+
+
+def locate_transitions(model, parameter: str, values, names, states, brackets: list[Transition],
+                       resolution: float = 1e-10) -> list[LocatedTransition]:
+    """The transition table with brackets replaced by located bifurcations (module docstring).
+
+    ``values``, ``names``, ``states``: every computed point's parameter value, class and final State (any
+    order); ``brackets`` the label brackets between them; ``model`` the sweep's model (its swept
+    parameter is overridden).
+    """
+    order = np.argsort(values, kind="stable")
+    values, names = np.asarray(values)[order], np.asarray(names, dtype=object)[order]
+    states = [states[i] for i in order]
+    index = {float(v): i for i, v in enumerate(values)}
+    rows, covered = [], set()
+    for t in brackets:
+        if (t.low, t.high) in covered:
+            continue
+        located = None
+        for side, step in ((index[t.low], +1), (index[t.high], -1)):
+            located = _continue(model, parameter, values, names, states, side, step, resolution)
+            if located is not None:
+                break
+        if located is None:
+            rows.append(LocatedTransition(t.low, t.high, t.below, t.above, "bracket"))
+            continue
+        point, (start, end) = located
+        lo, hi = min(start, end), max(start, end)
+        spanned = [u for u in brackets if lo <= u.low and u.high <= hi]
+        covered.update((u.low, u.high) for u in spanned)
+        rows.append(LocatedTransition(lo, hi, spanned[0].below, spanned[-1].above, point.kind, point.value,
+                                      point.rotation_number))
+    return rows
+
+
+def located_table(axis: str, rows: list[LocatedTransition]) -> str:
+    """The table printed by ``meanfield analyze --bifurcations``."""
+    head = f"transitions in {axis} (multipliers: located by continuation; labels: bracket)"
+    lines = [head + ":", f"  {'source':11s} {'kind':15s} {'at / from':>14s} {'to':>12s}   below -> above"]
+    for r in rows:
+        at = f"{r.value:14.10f}" if r.value is not None else f"{r.low:14.8f}"
+        to = "" if r.value is not None else f"{r.high:12.8f}"
+        extra = "" if r.rotation_number is None else f"   (rotation number {r.rotation_number:.6f})"
+        lines.append(f"  {r.source:11s} {r.kind:15s} {at} {to:>12s}   {r.below} -> {r.above}{extra}")
+    return "\n".join(lines if rows else [head + ": none"])
+
+
+def require_continuable(data) -> None:
+    """ConfigError unless ``data`` (a :class:`~meanfield.sweeps.store.SweepData`) is a 1-D mean-field sweep
+    over a scalar model parameter with stored final states."""
+    axes = list(data.axes)
+    if len(axes) != 1 or axes[0] not in SCALAR_PARAMETERS:
+        raise ConfigError(f"--bifurcations is not allowed for {data.path!r}: it sweeps {axes}; it needs a 1-D "
+                          f"sweep over one of {', '.join(SCALAR_PARAMETERS)}")
+    if data.run.get("finite") is not None:
+        raise ConfigError(f"--bifurcations is not allowed for {data.path!r}: it is a finite-N sweep")
+
+
+def confirmed_table(axis: str, confirmed: list[ConfirmedCycle]) -> str:
+    """The relabelled points printed by ``meanfield analyze --bifurcations``."""
+    head = f"classes corrected by Newton (a stable cycle approached slowly) in {axis}"
+    lines = [f"  {c.value:14.8f}   {c.was} -> {c.now}   (max|mu| = {c.largest:.6f})" for c in confirmed]
+    return "\n".join([head + ":"] + lines if confirmed else [head + ": none"])
+
+
+def sweep_bifurcations(path, values, names) -> tuple[list[LocatedTransition], list[ConfirmedCycle]]:
+    """For a 1-D sweep file (its model, axis and stored final states): the points relabelled by
+    :func:`confirm_slow_cycles`, then :func:`locate_transitions` between the corrected classes."""
+    data = read_sweep(path)
+    require_continuable(data)
+    model, axis, states = data.model(), data.axes[0], final_states(path)
+    order = np.argsort(values, kind="stable")
+    values, names = np.asarray(values)[order], np.asarray(names, dtype=object)[order].copy()
+    states = [states[i] for i in order]
+    confirmed = confirm_slow_cycles(model, axis, values, names, states)
+    relabel = {c.value: c.now for c in confirmed}
+    names = np.array([relabel.get(float(v), n) for v, n in zip(values, names)], dtype=object)
+    return locate_transitions(model, axis, values, names, states, transitions(values, names)), confirmed
