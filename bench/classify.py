@@ -24,10 +24,9 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
-from tests.analysis import textbook  # noqa: E402
-
 from meanfield.analysis import LABELS, Classification, classify  # noqa: E402
 from meanfield.errors import AnalysisError  # noqa: E402
+from tests.analysis import textbook  # noqa: E402
 
 
 def run_benchmark(lengths):
@@ -80,7 +79,8 @@ def evidence_cost(lengths=(20_000, 100_000), repeats=3, peer=None):
     """Best-of-3 seconds of measure() per point (what a sweep's worker spends on one point's evidence), and of
     the ``peer`` classifier's measure() (another commit's, :func:`peer_analysis`) on the same series."""
     from meanfield.analysis import Thresholds, measure
-    names = {"chaotic (henon a=1.4)": "henon a=1.4 chaos", "quasi-periodic (circle K=0.5)": "circle K=0.5 golden rotation",
+    names = {"chaotic (henon a=1.4)": "henon a=1.4 chaos",
+             "quasi-periodic (circle K=0.5)": "circle K=0.5 golden rotation",
              "periodic (logistic r=3.83)": "logistic r=3.83 period 3"}
     cases = {c.name: c for c in textbook.CASES}
     out = []
@@ -136,10 +136,12 @@ def main():
     for n in args.lengths:
         sub = [r for r in rows if r[1] == n]
         print(f"n = {n}: wrong {sum(r in wrong for r in sub)}, unresolved "
-              f"{sum(r in unresolved for r in sub) / len(sub):.1%}, classify {np.mean([r[4] for r in sub]) * 1e3:.1f} ms/case")
+              f"{sum(r in unresolved for r in sub) / len(sub):.1%}, "
+              f"classify {np.mean([r[4] for r in sub]) * 1e3:.1f} ms/case")
     print(f"total: wrong {len(wrong)} / {len(rows)}, unresolved fraction {len(unresolved) / len(rows):.1%}")
     peer = peer_analysis(args.peer) if args.peer else None
-    print(f"\nevidence cost per point (measure(), best of 3){f'; peer = meanfield.analysis at {args.peer}' if peer else ''}:")
+    peer_note = f"; peer = meanfield.analysis at {args.peer}" if peer else ""
+    print(f"\nevidence cost per point (measure(), best of 3){peer_note}:")
     for n, kind, with_exp, timings in evidence_cost(peer=peer):
         line = f"  n = {n:<7d} {kind:32s} {'with' if with_exp else 'without':7s} exponents {timings[0] * 1e3:8.1f} ms"
         if peer:

@@ -9,7 +9,6 @@ Run: python bench/finite.py
 """
 import time
 
-
 import meanfield as mf
 from meanfield.finite import simulate_finite_batch
 

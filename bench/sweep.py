@@ -1,7 +1,7 @@
 """Sweep overhead and the full Figure 3 cost on this machine.
 
-1. raw: ``simulate_batch`` + reductions + classification evidence on every point of runs/paper_fig3_quick.toml in this process (numba
-   prange over all cores, kernel compiled beforehand) — the peer, measured in the same run;
+1. raw: ``simulate_batch`` + reductions + classification evidence on every point of runs/paper_fig3_quick.toml in this
+   process (numba prange over all cores, kernel compiled beforehand) — the peer, measured in the same run;
 2. sweep, warm: ``meanfield.sweep`` of the same run on a LocalCluster whose workers already compiled the kernel
    (Dask scheduling + transfer + HDF5 writing overhead), with the client's peak RSS (a CLI subprocess);
 3. sweep, cold: ``meanfield sweep`` as a user runs it (cluster start-up and per-worker compilation included);

@@ -27,10 +27,11 @@ import numba
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numpy_peer import VectorisedPeer  # noqa: E402
+
 import meanfield as mf  # noqa: E402
 from meanfield.kernels import cpu  # noqa: E402
 from meanfield.model.layout import batch_parameters, control_start, map_tables  # noqa: E402
-from numpy_peer import VectorisedPeer  # noqa: E402
 
 
 def stand_in(jit):

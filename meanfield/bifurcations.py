@@ -142,10 +142,10 @@ def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int
     Near a fold, flip or Neimark–Sacker point a stable cycle attracts with a multiplier close to the unit
     circle, so a run ends still approaching it and its series alone is undecided. The cycle is confirmed when
     Newton started from ``state`` converges, every multiplier has modulus < 1, and ``state`` lies on it (to
-    Newton's tolerance) or its distance to the orbit decays as the multipliers say: its envelope (the largest distance over WINDOW periods, so that a rotating approach
-    counts once per turn) after K periods, K the periods in which max|μ|^K halves (at most ``max_steps``
-    steps), has come down at least half of the predicted way. A saddle's cycle, another attractor's, or a
-    cycle whose approach is too slow to see within ``max_steps`` steps is not confirmed.
+    Newton's tolerance) or its distance to the orbit decays as the multipliers say: its envelope (the largest distance
+    over WINDOW periods, so that a rotating approach counts once per turn) after K periods, K the periods in which
+    max|μ|^K halves (at most ``max_steps`` steps), has come down at least half of the predicted way. A saddle's cycle,
+    another attractor's, or a cycle whose approach is too slow to see within ``max_steps`` steps is not confirmed.
     """
     state = state.check(model)
     if np.asarray(state.att).shape[0] < model.context:

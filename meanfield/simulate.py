@@ -164,6 +164,7 @@ def progress_pieces(n_points: int) -> int:
     """Pieces a CPU batch with a progress bar runs in: at most :data:`PROGRESS_PIECES`, each holding a full
     tile per thread (the CPU kernel pads a partial tile, docs/model.md §3.3, so smaller pieces waste work)."""
     from numba import get_num_threads
+
     from .kernels.cpu import TILE_WIDTH
     return int(max(1, min(PROGRESS_PIECES, n_points // (TILE_WIDTH * get_num_threads()))))
 
@@ -296,4 +297,5 @@ def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:
     from .kernels.cpu import attention_jacobian as kernel
     coef, signs, w_pe = map_tables(model)
     pe = state.pe if model.pe_bits else np.zeros((model.context, 0))
-    return kernel(coef, signs, w_pe, batch_parameters(model)[0], np.ascontiguousarray(pe), np.ascontiguousarray(state.att))
+    return kernel(coef, signs, w_pe, batch_parameters(model)[0], np.ascontiguousarray(pe),
+                  np.ascontiguousarray(state.att))

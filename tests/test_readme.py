@@ -136,7 +136,8 @@ def test_every_readme_block_runs(tmp_path):
     for n, (kind, code) in enumerate(runnable((repo / "README.md").read_text(encoding="utf-8"))):
         for old, new in SUBSTITUTIONS.items():
             code = code.replace(old, new)
-        command = ["bash", "-euo", "pipefail", "-c", code] if kind == "bash" else ["python", "-c", textwrap.dedent(code)]
+        command = (["bash", "-euo", "pipefail", "-c", code] if kind == "bash"
+                   else ["python", "-c", textwrap.dedent(code)])
         done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
         assert done.returncode == 0, (f"README block {n} ({kind}) failed with status {done.returncode}:\n{code}\n"
                                       f"--- stdout ---\n{done.stdout[-3000:]}\n--- stderr ---\n{done.stderr[-3000:]}")

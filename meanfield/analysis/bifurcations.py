@@ -6,9 +6,9 @@ followed by pseudo-arclength continuation (Keller 1977): from a point z_k with u
 z_k + h·t_k and correct by Newton on [G(z) = 0, ⟨t_k, z − z_k⟩ = h]. The arclength parametrisation passes
 folds, where the branch turns back in λ. Arclength is measured in the weighted inner product
 ⟨a, b⟩ = (1/pn) Σ a_x b_x + a_λ b_λ (the state's pn entries count as their mean square), so that a long orbit
-whose every point moves with λ does not force tiny steps in λ; |dλ/ds| ≤ 1 still holds. ∂G/∂λ is a central difference in λ (step 1e−6·max(1, |λ|)); it only
-enters the predictor and the corrector's matrix, so it changes how fast Newton converges, not where the
-converged points lie (G = 0 is solved to the orbit's tolerance).
+whose every point moves with λ does not force tiny steps in λ; |dλ/ds| ≤ 1 still holds. ∂G/∂λ is a central difference in
+λ (step 1e−6·max(1, |λ|)); it only enters the predictor and the corrector's matrix, so it changes how fast Newton
+converges, not where the converged points lie (G = 0 is solved to the orbit's tolerance).
 
 At every point of the branch three test functions of the multipliers μ_1 … μ_n are evaluated, each a
 symmetric function of the multipliers — a continuous function of the monodromy matrix's entries, so it does

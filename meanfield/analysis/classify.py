@@ -27,9 +27,10 @@ Anything else is ``unresolved`` with the reason, never a guess; finite or diverg
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -248,7 +249,8 @@ def classify(
     y = as_series(data, name="series", ndim=(1, 2), finite=False)
     y = y.reshape(y.shape[0], -1)[int(transient):]
     if y.shape[0] < thresholds.min_length:
-        raise AnalysisError(f"series: {y.shape[0]} samples after the transient, at least {thresholds.min_length} needed")
+        raise AnalysisError(f"series: {y.shape[0]} samples after the transient, "
+                            f"at least {thresholds.min_length} needed")
     for name, idx in (("feature", feature), ("section_feature", section_feature)):
         if y.shape[1] > 1 and not -y.shape[1] <= idx < y.shape[1]:
             raise AnalysisError(f"{name}: {idx}; series has {y.shape[1]} features")

@@ -207,9 +207,10 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     Everything is measured on the decision window (``th.window(n)`` trailing samples): amplitude, the cycle
     (:func:`~meanfield.analysis.period.find_cycle`), and only when there is none the weighted-Birkhoff drift,
     then unless clearly irregular the torus (line frequencies, generators, rationality, section curve) and
-    unless clearly regular the band count, dominant lag, spectral entropy and (without exponents) 0–1 test. ``transient_end`` says where the approach to the
-    attractor ended. Uses ``th`` for how to measure; :func:`~meanfield.analysis.classify.decide` applies the
-    decision thresholds. Never raises on finite or divergent input.
+    unless clearly regular the band count, dominant lag, spectral entropy and (without exponents) 0–1 test.
+    ``transient_end`` says where the approach to the attractor ended. Uses ``th`` for how to measure;
+    :func:`~meanfield.analysis.classify.decide` applies the decision thresholds. Never raises on finite or divergent
+    input.
     """
     q = int(forcing_period)
     ev: dict[str, Any] = dict.fromkeys(EVIDENCE)

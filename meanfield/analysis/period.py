@@ -119,8 +119,8 @@ def find_cycle(
 
     * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
       spanning half the settled segment is within a decade of the floor or decays geometrically
-      (no drift: a near-rational rotation's residual grows like k and stays); ``repeats = (n − s) / p``, or ``n / p`` when
-      the residual before ``s`` decayed geometrically (the whole series approaches the cycle);
+      (no drift: a near-rational rotation's residual grows like k and stays); ``repeats = (n − s) / p``, or ``n / p``
+      when the residual before ``s`` decayed geometrically (the whole series approaches the cycle);
     * **converging**: the envelope of ``e_p`` decays geometrically (log-linear, R² ≥ ``r2_min``) by at least
       ``decades`` decades to ``≤ converged_rtol · M`` at the end; ``repeats = n / p``.
 
@@ -187,7 +187,8 @@ def find_cycle(
     return NO_CYCLE
 
 
-def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10, max_period: int | None = None) -> int | None:
+def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,
+                  max_period: int | None = None) -> int | None:
     """Smallest period of a series that :func:`find_cycle` accepts and that repeats at least ``min_repeats``
     times, else None.
 

@@ -9,14 +9,14 @@ phase of every frequency but the first lie on a closed curve, traversed in the o
 
 :func:`line_frequencies` measures the lines (Blackman–Harris window, 4× zero padding, parabolic interpolation of
 the log-magnitude: ~1e-9 cycles/step at 16 384 samples), :func:`torus_generators` reduces them to a smallest
-set of generators, and :func:`section_curve_spread` checks that the section points lie on a closed curve. docs/classification.md §4 gives the
-tolerances.
+set of generators, and :func:`section_curve_spread` checks that the section points lie on a closed curve.
+docs/classification.md §4 gives the tolerances.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import lcm
 
 import numpy as np
@@ -73,7 +73,7 @@ def _fold(f: np.ndarray) -> np.ndarray:
     return np.minimum(f, 1.0 - f)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _orders(dim: int, max_order: int) -> np.ndarray:
     """All integer vectors in [−max_order, max_order]^dim, one per row."""
     axis = np.arange(-max_order, max_order + 1, dtype=np.float64)
@@ -95,11 +95,11 @@ def torus_generators(freqs: np.ndarray, forcing_period: int = 1, max_order: int 
     line, taking the lines strongest first.
 
     A line that is a combination ``Σ n_i g_i + m/q`` (|n_i|, |m| ≤ ``max_order``, or 4× / 2× that for one
-    or two basis frequencies, within ``tol``) of the generators so far is explained; otherwise it becomes a generator, and then the weakest older generator
-    that the others explain is dropped (a harmonic met before its fundamental, or a combination line taken
-    before the second frequency), so the strongest lines stay generators. Stops once more than ``max_dim``
-    generators are needed (the caller then rejects the torus). With ``max_order`` = 8 a single generator explains
-    harmonics up to 32 (the circle map at K = 0.9 shows order 9 among its eight strongest lines); an
+    or two basis frequencies, within ``tol``) of the generators so far is explained; otherwise it becomes a generator,
+    and then the weakest older generator that the others explain is dropped (a harmonic met before its fundamental, or a
+    combination line taken before the second frequency), so the strongest lines stay generators. Stops once more than
+    ``max_dim`` generators are needed (the caller then rejects the torus). With ``max_order`` = 8 a single generator
+    explains harmonics up to 32 (the circle map at K = 0.9 shows order 9 among its eight strongest lines); an
     accidental match of a line within ``tol`` has probability ≈ (combinations) · 4 tol ≤ 2 %.
 
     Returns

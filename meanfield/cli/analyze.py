@@ -48,8 +48,7 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
-    from ..sweeps.results.bifurcations import (confirmed_table, located_table, require_continuable,
-                                               sweep_bifurcations)
+    from ..sweeps.results.bifurcations import confirmed_table, located_table, require_continuable, sweep_bifurcations
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.store import read_sweep

@@ -36,7 +36,8 @@ import numpy as np
 from numba import get_num_threads, njit
 from numba.core.compiler import Compiler
 
-from ..model.layout import C_RAW, CTRL_ROWS, CTRL_STATE_ROWS, F_K, F_Q, F_V, controlled as is_controlled
+from ..model.layout import C_RAW, CTRL_ROWS, CTRL_STATE_ROWS, F_K, F_Q, F_V
+from ..model.layout import controlled as is_controlled
 from . import lane_math
 from .step import build_steps
 
@@ -103,7 +104,7 @@ def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "l
     return _tile_kernels(int(ring), int(n_feat), int(n_patterns), str(math_library))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) -> dict:
     tag = f"{ring}x{n_feat}x{n_patterns}_{math_library}"
     leaf = _cached(tag, forceinline=True)

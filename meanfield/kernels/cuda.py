@@ -10,9 +10,9 @@ device's own.
 
 Device layout: arrays a thread writes have the point on the LAST axis (records (rows, n_sel, M, n), block
 sums (B, k, n), windows (L, M, n)) so that neighbouring threads touch neighbouring addresses (coalesced);
-``run_tile`` receives the one-point slices ``[..., i:i + 1]``, which have the lane layout. :func:`run_batch` has the CPU kernel's signature and returns host arrays
-in the CPU layout; :func:`run_batch_device` keeps everything on the device for the on-device reductions of
-:mod:`.cuda_reductions`.
+``run_tile`` receives the one-point slices ``[..., i:i + 1]``, which have the lane layout. :func:`run_batch` has the CPU
+kernel's signature and returns host arrays in the CPU layout; :func:`run_batch_device` keeps everything on the device
+for the on-device reductions of :mod:`.cuda_reductions`.
 
 Availability is checked before anything is compiled: without numba-cuda, a driver or a GPU (and outside the
 simulator, ``NUMBA_ENABLE_CUDASIM=1``) :func:`require_cuda` raises :class:`~meanfield.errors.BackendError`.
@@ -125,7 +125,7 @@ def gpu_worker_env(i: int) -> dict:
     return {"CUDA_VISIBLE_DEVICES": ids[i] if ids is not None else str(int(i))}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _steps(ring: int, n_feat: int, n_patterns: int, dtype: str):
     """The model's step functions as CUDA device functions (built once per shape, compiled on first launch)."""
     import math
@@ -139,7 +139,7 @@ def _steps(ring: int, n_feat: int, n_patterns: int, dtype: str):
     return build_steps(device, ring, n_feat, n_patterns, transcendentals=transcendentals)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str):
     """The batch kernel for windows of L = ``ring`` rows of M = ``n_feat`` features, J sign patterns and
     k = ``n_vec`` tangent vectors, computing in ``dtype`` (scratch sizes are compile-time constants).

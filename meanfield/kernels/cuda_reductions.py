@@ -241,4 +241,5 @@ def device_tails(records, s: int, tail: int):
     return xp.ascontiguousarray(arr.transpose(2, 1, 0))
 
 
-__all__ = ["reduce_points_device", "point_series", "ReducingBackend", "power_spectra", "autocorrelations", "device_tails"]
+__all__ = ["reduce_points_device", "point_series", "ReducingBackend", "power_spectra", "autocorrelations",
+           "device_tails"]

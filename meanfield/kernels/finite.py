@@ -31,8 +31,22 @@ from numba import njit, prange
 
 # Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
 # a change of the indices in model/layout.py, touch this file (or clear its __pycache__) to recompile.
-from ..model.layout import (F_K, F_O, F_Q, F_V, OBS_ATT, OBS_MK, OBS_MO, OBS_MO_SE, OBS_MQ, OBS_MV, P_BETA, P_EPS_PE,
-                            P_GAMMA, P_W)
+from ..model.layout import (
+    F_K,
+    F_O,
+    F_Q,
+    F_V,
+    OBS_ATT,
+    OBS_MK,
+    OBS_MO,
+    OBS_MO_SE,
+    OBS_MQ,
+    OBS_MV,
+    P_BETA,
+    P_EPS_PE,
+    P_GAMMA,
+    P_W,
+)
 
 SAMPLER_BITS, SAMPLER_BINOMIAL, SAMPLER_EXPECTATION = 0, 1, 2
 

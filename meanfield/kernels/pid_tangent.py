@@ -18,7 +18,8 @@ from ..errors import ConfigError
 from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, batch_parameters, control_start, map_tables
 from ..model.state import State
 
-@functools.lru_cache(maxsize=None)
+
+@functools.cache
 def _kernel(ring: int, n_feat: int, n_patterns: int):
     """The Jacobian builder for L = ``ring``, M = ``n_feat``, J = ``n_patterns`` (one point as one lane)."""
     from .cpu import tile_kernels

@@ -361,8 +361,8 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     @jit
     def run_tile(coef, signs, w_pe, params, pe0, att_ring, depth, ctrl, controlled, steps, transient,
                  record_every, selection, qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
-                 dv_ring, dk_ring, dq, grad, tangent, new_row, softmax, largest, qr_work, records, block_sums, stats, final_att,
-                 final_depth, final_ctrl):
+                 dv_ring, dk_ring, dq, grad, tangent, new_row, softmax, largest, qr_work, records, block_sums, stats,
+                 final_att, final_depth, final_ctrl):
         """Iterate the lanes of a tile for ``steps`` steps (docs/model.md §3), recording after ``transient``.
 
         Inputs (lanes last): ``att_ring`` (L, M) the start windows in logical order (the first ``depth[lane]``

@@ -52,8 +52,8 @@ def controlled_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray, ctrl: np.
 
     ``ctrl`` = [r, I_{t-1}, e_{t-1}] (3×M; see :func:`meanfield.model.layout.control_start`). With a_t the
     uncontrolled output (docs/model.md §3, step 5) and ã_{t-1} = att[0]: e_t = r - ã_{t-1},
-    I_t = clip(ρ I_{t-1} + e_t, ±I_max), ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}); ã_t replaces a_t in the window and in ``att``.
-    Returns ``(att_next, pe_next, ctrl_next, recorded)``.
+    I_t = clip(ρ I_{t-1} + e_t, ±I_max), ã_t = a_t + K_P e_t + K_I I_t + K_D (e_t - e_{t-1}); ã_t replaces a_t in the
+    window and in ``att``. Returns ``(att_next, pe_next, ctrl_next, recorded)``.
     """
     c = model.control
     ref, integral, prev_error = np.asarray(ctrl, dtype=np.float64)

@@ -93,7 +93,8 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
         column = column.reshape(-1)
         finite = np.isfinite(column) | ((column == np.inf) if key == "control.i_max" else False)
         if column.size == 0 or not np.all(finite):
-            raise ConfigError(f"{key} = {column.tolist()[:8]} is not allowed: must be a non-empty array of finite numbers")
+            raise ConfigError(f"{key} = {column.tolist()[:8]} is not allowed: "
+                              "must be a non-empty array of finite numbers")
         values[key] = column
     sizes = {v.size for v in values.values()}
     if len(sizes) > 1:

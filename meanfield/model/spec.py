@@ -199,7 +199,7 @@ class ModelSpec:
             return self.gamma
         return (1 / np.sqrt(self.n_features)) * self.beta_att * self.scaling_att
 
-    def replace(self, **overrides) -> "ModelSpec":
+    def replace(self, **overrides) -> ModelSpec:
         """A copy with scalar parameters (and ``control.<gain>``) replaced; unknown keys are a ConfigError."""
         control = {}
         plain = {}
@@ -229,7 +229,7 @@ class ModelSpec:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ModelSpec":
+    def from_dict(cls, data: dict) -> ModelSpec:
         data = dict(data)
         data["control"] = Control(**data.get("control", {}))
         if data.get("checkpoint") is not None:

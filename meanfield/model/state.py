@@ -54,7 +54,7 @@ class State:
         object.__setattr__(self, "att", att)
         object.__setattr__(self, "pe", pe)
 
-    def check(self, model) -> "State":
+    def check(self, model) -> State:
         """Raise ConfigError unless this state fits ``model`` (D in 1..L rows of M, L×P PE window)."""
         n_features, context, pe_bits = model.n_features, model.context, model.pe_bits
         depth = self.att.shape[0]
@@ -70,7 +70,7 @@ class State:
         return self
 
     @classmethod
-    def from_token(cls, model, x0) -> "State":
+    def from_token(cls, model, x0) -> State:
         """The reference's start from a token x0 ∈ {±1}^(N_se+P) (docs/model.md §2.2).
 
         A = [m^v_0] with m^v_0 = w (x0_se·W^v_se)/N_se + ε (x0_pe·W^v_PE)/P (the last P entries of x0 are
@@ -91,7 +91,7 @@ class State:
         return cls(att=(semantic + pe_part)[None, :], pe=rotating_pe_window(model))
 
     @classmethod
-    def from_correlation(cls, model, index: int) -> "State":
+    def from_correlation(cls, model, index: int) -> State:
         """The reference's start from a correlation index (its manual-orders mode, docs/model.md §2.2).
 
         A = [one-hot of order_v = index] with order_v = roll(0..M-1, -1) the value order of the manual orders
@@ -103,7 +103,7 @@ class State:
         return cls(att=(order_v == index).astype(np.float64)[None, :], pe=rotating_pe_window(model))
 
     @classmethod
-    def from_checkpoint_file(cls, path, key: str = "start.file") -> "State":
+    def from_checkpoint_file(cls, path, key: str = "start.file") -> State:
         """A state from the reference's checkpoint file (``.npz`` with ``att_window`` (D×M) and ``pe_window``
         (L×P), as its ``save_context`` writes them, docs/model.md §2.2); ConfigError naming ``key`` when the
         file cannot be read or lacks them."""

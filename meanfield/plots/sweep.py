@@ -200,7 +200,8 @@ def finite_error_figure(path, ax=None):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("semantic bits $N$")
-    ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$" + f", first {data.run['finite']['aligned_steps']} steps")
+    aligned = data.run['finite']['aligned_steps']
+    ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$" + f", first {aligned} steps")
     ax.set_title(f"{data.run['name']}: {data.run['finite']['replicas']} replicas per point", loc="left")
     legend_outside(ax)
     return fig

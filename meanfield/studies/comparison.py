@@ -56,7 +56,8 @@ def classify_sweep(sweep: Sweep) -> np.ndarray:
     """Label of every grid point (grid shape; "missing" where not computed), from the evidence stored by
     the sweep or its stored tail and exponents (:func:`meanfield.sweeps.results.labels.point_labels`)."""
     codes, _ = point_labels(sweep.path)
-    names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"], dtype=object)
+    names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"],
+                     dtype=object)
     sweep.labels = names[codes]          # code -1 (not computed) picks "missing"
     return sweep.labels
 

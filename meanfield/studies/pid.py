@@ -142,7 +142,8 @@ def robustness(model, betas, steps: int = 4000, transient: int = 2000, *, start=
     base = np.arange(len(betas)) * n_runs
     return {"beta_o": betas, "deltas": np.asarray(deltas), "trajectory_distance": traj,
             "attractor_distance": attractor, "divergent": divergent,
-            "max_integral": result.max_integral[base] if result.max_integral is not None else np.full(len(betas), np.nan),
+            "max_integral": (result.max_integral[base] if result.max_integral is not None
+                             else np.full(len(betas), np.nan)),
             "effective_rank": np.where(divergent, np.nan, effective_rank(att[:, 0], model.context)),
             "token_spread": np.where(divergent, np.nan, token_spread(mo_se[:, 0], model.context))}
 

@@ -71,8 +71,9 @@ def precision_check(model, steps: int, transient: int = 0, *, parameters: dict |
     if r64.lyapunov is not None:
         with np.errstate(invalid="ignore"):
             gap = np.abs(r64.lyapunov[:, 0] - r32.lyapunov[:, 0])
-        report["float32_lambda1_absdiff_max"] = float(np.nanmax(gap)) if np.any(np.isfinite(gap)) else float("nan")
-        report["float32_lambda1_absdiff_median"] = float(np.nanmedian(gap)) if np.any(np.isfinite(gap)) else float("nan")
+        any_finite = np.any(np.isfinite(gap))
+        report["float32_lambda1_absdiff_max"] = float(np.nanmax(gap)) if any_finite else float("nan")
+        report["float32_lambda1_absdiff_median"] = float(np.nanmedian(gap)) if any_finite else float("nan")
     if classify:
         agree = _class_agreement(r64, r32)
         if agree is not None:

@@ -16,7 +16,7 @@ simulator reports a run that broke down). Used by ``tests/analysis/test_benchmar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numba as nb
 import numpy as np
@@ -158,7 +158,7 @@ def circle_rotation_number(omega, k, n=200_000, transient=1000):
     return (theta - start) / n
 
 
-@lru_cache(maxsize=None)
+@cache
 def omega_for_rotation(k: float, rho: float) -> float:
     """Ω at which the circle map with coupling K < 1 has rotation number ρ (bisection on the devil's
     staircase, which is continuous and non-decreasing in Ω; Arnold 1965). The result's rotation number is
@@ -171,7 +171,7 @@ def omega_for_rotation(k: float, rho: float) -> float:
     return 0.5 * (lo + hi)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tongue_centre(k: float, p: int, q: int) -> float:
     """Middle of the Arnold tongue of rotation number p/q at coupling K: halfway between the largest Ω with
     ρ < p/q and the smallest Ω with ρ > p/q (both by bisection; inside the tongue |ρ_n − p/q| ≤ 1/n)."""

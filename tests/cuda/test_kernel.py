@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+
 from .helpers import SIMULATOR, kernel_args, random_model, random_start
 
 pytestmark = [pytest.mark.cudasim,

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+
 from .helpers import SIMULATOR
 
 pytestmark = [pytest.mark.cudasim,

@@ -19,11 +19,12 @@ pytestmark = [pytest.mark.slow,
 @pytest.fixture
 def offline_compiler(monkeypatch):
     try:
-        from numba import cuda, types as nt
         import numba.cuda.compiler as compiler
         import numba.cuda.cuda_paths as paths
         import numba.cuda.cudadrv.nvrtc as nvrtc
         import numba.cuda.dispatcher as dispatcher
+        from numba import cuda
+        from numba import types as nt
         from numba.cuda.cudadrv import libs, nvvm
     except ImportError as exc:
         pytest.skip(f"numba-cuda internals not found ({exc})")

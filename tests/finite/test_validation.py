@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.kernels import finite as finite_kernel
 from meanfield.errors import ConfigError
 from meanfield.finite import finite_weights, simulate_finite
+from meanfield.kernels import finite as finite_kernel
 from meanfield.model.weights import FEATURES
 
 PAPER_N_SE = 99

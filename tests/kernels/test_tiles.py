@@ -14,6 +14,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.kernels import cpu
+
 from ..cuda.helpers import kernel_args, random_model, random_start
 
 OUTPUTS = ("records", "final_att", "final_depth", "block_sums", "final_ctrl", "stats")
@@ -55,8 +56,8 @@ def fixture_runs(data):
     """(model, start, steps) of every reference fixture: the one-step cases, the checkpoint trajectories at
     β_o = 0.5 and 2.5 and the token start at 1.266 (tests/data/README.md)."""
     cases = data("onestep_cases.npz")
-    runs = [(mf.presets.paper(beta_o=float(cases[f"case{c}_beta"])), mf.State(cases[f"case{c}_A"], cases[f"case{c}_Pi"]))
-            for c in range(7)]
+    runs = [(mf.presets.paper(beta_o=float(cases[f"case{c}_beta"])),
+             mf.State(cases[f"case{c}_A"], cases[f"case{c}_Pi"])) for c in range(7)]
     runs += [(mf.presets.paper(beta_o=b), mf.presets.paper().checkpoint) for b in (0.5, 2.5)]
     token = data("from_token_Wo0_beta_1.266.npz")
     model = mf.presets.paper(beta_o=1.266)

@@ -6,8 +6,8 @@ import itertools
 import numpy as np
 import pytest
 
-from meanfield.model import weights as W
 from meanfield.errors import ConfigError
+from meanfield.model import weights as W
 from meanfield.model.reference_weights import CORRELATIONS, reference_construction
 
 from .helpers import brute_force_tables, pm1, transcription

@@ -1,4 +1,5 @@
 """Bad input: ConfigError naming the key, raised before any kernel runs, nothing written."""
+import importlib
 import math
 import subprocess
 import sys
@@ -7,7 +8,6 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-import importlib
 from meanfield.model import weights as W
 from meanfield.model.spec import ModelSpec
 

@@ -1,5 +1,6 @@
-"""The controlled step (docs/model.md §5.1): zero gains are bitwise the uncontrolled map, the kernel agrees with the numpy
-transcription, the P fixed point solves a* = F(a*) + K_P (r - a*), loop stability, clamp, continuation, bad gains."""
+"""The controlled step (docs/model.md §5.1): zero gains are bitwise the uncontrolled map, the kernel agrees with the
+numpy transcription, the P fixed point solves a* = F(a*) + K_P (r - a*), loop stability, clamp, continuation, bad
+gains."""
 import math
 
 import numpy as np
@@ -37,7 +38,8 @@ def test_kernel_matches_numpy_controlled_step(paper):
     token start included (window growing from D = 1)."""
     model = with_control(paper.replace(beta_o=1.3), kp=0.3, ki=0.2, kd=0.15, rho=0.9, i_max=0.05)
     for start in (model.checkpoint, mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))):
-        ctrl = control_start(batch_parameters(model), np.pad(start.att, ((0, model.context - len(start.att)), (0, 0)))[None])[0]
+        window = np.pad(start.att, ((0, model.context - len(start.att)), (0, 0)))
+        ctrl = control_start(batch_parameters(model), window[None])[0]
         att, pe, rows = start.att, start.pe, []
         for _ in range(60):
             att, pe, ctrl, recorded = controlled_step(model, att, pe, ctrl)

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+from meanfield.kernels.pid_tangent import controlled_jacobian
 from meanfield.model.equations import controlled_step
 from meanfield.model.layout import batch_parameters, control_start
-from meanfield.kernels.pid_tangent import controlled_jacobian
+
 from .helpers import with_control
 
 

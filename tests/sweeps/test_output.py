@@ -91,7 +91,8 @@ def test_disk_space_is_checked_before_the_file_is_created(tmp_path):
     free = shutil.disk_usage(tmp_path).free
     num = min(MAX_POINTS, int(2 * free / 1.44e6) + 1)
     text = tiny_text(num=num, steps=20000, transient=10000, chunk=1).replace(
-        'observables = ["mo_se", "att"]\ntail = 5', 'observables = ["att", "mo", "mo_se", "mv", "mq", "mk"]\ntail = 10000')
+        'observables = ["mo_se", "att"]\ntail = 5',
+        'observables = ["att", "mo", "mo_se", "mv", "mq", "mk"]\ntail = 10000')
     run = mf.load_run(text)
     with pytest.raises(StoreError, match="free"):
         mf.sweep(run, tmp_path / "out.h5", workers=1, progress=False)

@@ -216,7 +216,7 @@ class RunSpec:
             data.pop(key)
         return json.dumps(data, sort_keys=True)
 
-    def replace(self, **changes) -> "RunSpec":
+    def replace(self, **changes) -> RunSpec:
         """A copy with run-file keys replaced (``steps=...``, ``grid={...}``, dotted keys as in :func:`load_run`),
         validated again."""
         return load_run(self, **changes)

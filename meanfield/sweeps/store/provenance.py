@@ -52,7 +52,7 @@ def environment() -> dict:
 
 def now() -> str:
     """The current UTC time, ISO 8601."""
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def command_line() -> str:
