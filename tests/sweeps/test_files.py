@@ -124,3 +124,43 @@ def test_a_seed_sweep_claims_no_single_weight_realisation(local_client, tmp_path
         model = json.loads(ds.attrs["model"])
         assert model["weights"] is None and model["coefficients"] is None and model["beta_o"] is None
     assert read_sweep(out).model(seed=5) == run.seed_models[5]
+
+
+def test_open_run_works_while_other_handles_hold_the_file(local_client, tmp_path):
+    """The notebook pattern: a dataset kept open with plain xarray (h5py's default file locking), then the
+    package's readers in the same process; HDF5 refuses a second open whose locking flags differ, so the
+    readers must adapt instead of calling the file unreadable (docs/storage.md §5, readers)."""
+    import h5py
+
+    from meanfield.sweeps.store import read_attrs, read_sweep
+    from meanfield.sweeps.store.files import READ_LOCKING
+    out = tmp_path / "held.h5"
+    mf.sweep(tiny_text(num=4), out, client=local_client, progress=False)
+    analyze(out)
+    with mf.open_run(out) as alone:
+        expected = alone.lyapunov.values
+    held = xarray.open_dataset(out, engine="h5netcdf")
+    try:
+        with mf.open_run(out) as run:
+            np.testing.assert_array_equal(run.lyapunov.values, expected)
+            assert "label" in run
+        assert read_attrs(out)["kind"] == held.attrs["kind"]
+        assert read_sweep(out, ("done",)).arrays["done"].all()
+    finally:
+        held.close()
+    for locking in READ_LOCKING:                  # whatever flags another handle of this process opened it with
+        with h5py.File(out, "r", locking=locking):
+            with mf.open_run(out) as run:
+                np.testing.assert_array_equal(run.lyapunov.values, expected)
+
+
+def test_an_unreadable_file_is_reported_with_its_own_reason(tmp_path):
+    from meanfield.errors import StoreError
+    from meanfield.sweeps.store import read_attrs
+    bad = tmp_path / "not_hdf5.h5"
+    bad.write_text("plain text")
+    with pytest.raises(StoreError, match="not a readable HDF5 file") as caught:
+        mf.open_run(bad)
+    assert "locking" not in str(caught.value)     # the first refusal's reason, not a retry's
+    with pytest.raises(StoreError, match="not a readable HDF5 file"):
+        read_attrs(bad)

@@ -125,15 +125,30 @@ def atomic_file(path, nbytes: int = 0):
         raise
 
 
+#: h5py ``locking`` values a reader tries, in order (docs/storage.md §5): without HDF5's file lock first, so a
+#: running sweep's file can be read (its writer only overwrites raw data and sets ``done`` flags after the data,
+#: §3); then the settings another handle of this process may hold the file with, because HDF5 refuses a second
+#: open whose locking flags differ from the first's (``xarray.open_dataset`` uses h5py's default, None).
+READ_LOCKING = (False, None, True, "best-effort")
+
+
+def open_readonly(path) -> tuple[h5py.File, bool | str | None]:
+    """``path`` open read-only with the first of :data:`READ_LOCKING` that HDF5 accepts, and that ``locking``
+    value; StoreError (with the first refusal's reason) only when none opens it."""
+    path = os.fspath(path)
+    refusals = []
+    for locking in READ_LOCKING:
+        try:
+            return h5py.File(path, "r", locking=locking), locking
+        except OSError as exc:
+            refusals.append(exc)
+    raise StoreError(f"{path!r} is not a readable HDF5 file: {reason(refusals[0])}")
+
+
 @contextmanager
 def reading(path):
-    """``path`` open read-only without HDF5's file lock, so a running sweep's file can be read (its writer only
-    overwrites raw data and sets ``done`` flags after the data, §3); StoreError when it is not readable."""
-    path = os.fspath(path)
-    try:
-        f = h5py.File(path, "r", locking=False)
-    except OSError as exc:
-        raise StoreError(f"{path!r} is not a readable HDF5 file: {reason(exc)}") from None
+    """``path`` open read-only (:func:`open_readonly`) for the ``with`` block."""
+    f, _ = open_readonly(path)
     with f:
         yield f
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import StoreError
 from ...model.spec import ModelSpec
-from .files import attach, dimension, read_attrs, reading
+from .files import attach, dimension, open_readonly, read_attrs, reading
 from .lock import writer_lock
 from .provenance import now
 from .schema import attrs as cf_attrs
@@ -161,12 +161,14 @@ def open_run(path):
     the same file."""
     import xarray
     path = os.fspath(path)
-    read_attrs(path)                                   # StoreError when not readable
-    dataset = xarray.open_dataset(path, engine="h5netcdf")
-    with h5py.File(path, "r") as f:
+    f, locking = open_readonly(path)                   # StoreError when not readable
+    with f:
         classified = "analysis" in f
+    # the locking HDF5 accepted: another handle of this process (an open xarray dataset) may hold the file
+    same_locking = {"locking": locking}
+    dataset = xarray.open_dataset(path, engine="h5netcdf", driver_kwds=same_locking)
     if classified:
-        with xarray.open_dataset(path, engine="h5netcdf", group="analysis") as analysis:
+        with xarray.open_dataset(path, engine="h5netcdf", group="analysis", driver_kwds=same_locking) as analysis:
             for name in ("label", "period"):
                 dataset[name] = analysis[name].load()
             dataset["label"].attrs.update({k: v for k, v in analysis.attrs.items() if k != "labels"})
