@@ -19,13 +19,26 @@ DEFAULT_BLOCKS = 20
 
 
 @dataclass(frozen=True, eq=False)
+class BatchRun:
+    """What a batch was run with: the model, the parameters varied over its points (name -> (n,) array, as
+    :func:`simulate_batch` took them), the steps, the transient and the recording interval."""
+
+    model: ModelSpec
+    parameters: dict
+    steps: int
+    transient: int
+    record_every: int
+
+
+@dataclass(frozen=True, eq=False)
 class BatchResult:
     """Results of :func:`simulate_batch` for n points.
 
     ``records[name]`` is (n, rows, M) for every recorded observable; ``lyapunov``/``lyapunov_stderr`` are
     (n, k) descending exponents and standard errors (None without exponents); ``lyapunov_blocks`` (n, B, k)
     the per-block means in the same order (convergence diagnostics); ``final_att`` (n, L, M) and
-    ``final_pe`` (n, L, P) the final states (``final_depth`` valid rows).
+    ``final_pe`` (n, L, P) the final states (``final_depth`` valid rows); ``run`` what the batch was run with,
+    so that :meth:`point` gives any point as a :class:`Trajectory` of its own model.
 
     PID control (docs/model.md §5): ``control`` (n, 3, M) the final controller state [r, I, e_prev] (None when no
     point is controlled), ``max_integral`` (n,) max_t |I_t| and ``diverged_at`` (n,) the step at which a
@@ -40,9 +53,27 @@ class BatchResult:
     final_att: np.ndarray
     final_pe: np.ndarray
     final_depth: np.ndarray
+    run: BatchRun
     control: np.ndarray | None = None
     max_integral: np.ndarray | None = None
     diverged_at: np.ndarray | None = None
+
+    def point(self, i: int) -> Trajectory:
+        """Point ``i`` as a :class:`Trajectory` of its own model (the batch's model with point ``i``'s
+        parameters), so that it is analysed like a single run: ``classify(batch.point(i))``, or
+        ``classify(batch, i)``, takes the forcing period from it."""
+        run = self.run
+        n = len(self.final_depth)
+        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not -n <= i < n:
+            raise ConfigError(f"point = {i!r} is not allowed: must be an integer index into the {n} points")
+        values = {key: float(column[i]) for key, column in run.parameters.items()}
+        series = {name: self.records[name][i] if name in self.records else None for name in OBSERVABLES}
+        pick = (lambda a: None if a is None else a[i])
+        model = run.model.replace(**values) if values else run.model
+        return Trajectory(model=model, steps=run.steps, transient=run.transient, record_every=run.record_every,
+                          **series, lyapunov=pick(self.lyapunov), lyapunov_stderr=pick(self.lyapunov_stderr),
+                          lyapunov_blocks=pick(self.lyapunov_blocks), final_state=self.final_state(i),
+                          max_integral=float(self.max_integral[i]), diverged_at=int(self.diverged_at[i]))
 
     @property
     def divergent(self) -> np.ndarray:
@@ -85,6 +116,13 @@ class Trajectory:
     final_state: State
     max_integral: float | None = None
     diverged_at: int | None = None
+
+    @property
+    def forcing_period(self) -> int:
+        """Period, in recorded rows, of the positional encoding that forces the map
+        (:meth:`~meanfield.model.spec.ModelSpec.forcing_period`); :func:`meanfield.analysis.classify` reads it,
+        as a sweep passes it."""
+        return self.model.forcing_period(self.record_every)
 
 
 def _check_record(record) -> np.ndarray:
@@ -244,8 +282,10 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     recorded = {OBSERVABLES[code]: records[:, :, n, :] for n, code in enumerate(selection)}
     max_integral = np.where(active, stats[:, 0], np.nan)
     diverged_at = np.where(active, stats[:, 1], -1).astype(np.int64)
+    varied = {key: np.asarray(column, dtype=np.float64).reshape(-1) for key, column in (parameters or {}).items()}
     return BatchResult(recorded, exponents, stderr, blocks, final_att, final_pe, final_depth,
-                       control if active.any() else None, max_integral, diverged_at)
+                       BatchRun(model, varied, steps, transient, record_every), control if active.any() else None,
+                       max_integral, diverged_at)
 
 
 def _check_memory(nbytes: int) -> None:
@@ -278,14 +318,8 @@ def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, ly
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
     being iteration transient + t·record_every (docs/model.md §3.2).
     """
-    result = simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
-                            record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend)
-    series = {name: result.records[name][0] if name in result.records else None for name in OBSERVABLES}
-    first = (lambda a: None if a is None else a[0])
-    return Trajectory(model=model, steps=steps, transient=transient, record_every=record_every, **series,
-                      lyapunov=first(result.lyapunov), lyapunov_stderr=first(result.lyapunov_stderr),
-                      lyapunov_blocks=first(result.lyapunov_blocks), final_state=result.final_state(0),
-                      max_integral=float(result.max_integral[0]), diverged_at=int(result.diverged_at[0]))
+    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
+                          record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend).point(0)
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

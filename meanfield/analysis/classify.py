@@ -196,18 +196,20 @@ def classify(
     feature: int = 0,
     section_feature: int = 1,
     transient: int = 0,
-    forcing_period: int = 1,
+    forcing_period: int | None = None,
     thresholds: Thresholds = Thresholds(),
 ) -> Classification:
     """Classify the attractor of one trajectory (see the module docstring for the rules).
 
     Parameters
     ----------
-    data : array_like or Trajectory-like
-        A series of shape (time,) or (time, features), or an object with ``.mo_se`` (2-D) and
-        ``.lyapunov`` / ``.lyapunov_stderr`` (either may be None) such as the model's Trajectory.
+    data : array_like, Trajectory-like or batch-like
+        A series of shape (time,) or (time, features); or an object with ``.mo_se`` (2-D) and
+        ``.lyapunov`` / ``.lyapunov_stderr`` (either may be None), and optionally ``.forcing_period``, such as
+        the model's Trajectory; or a batch with a ``.point(i)`` method returning one (the model's BatchResult),
+        with the point index ``i`` as the second argument: ``classify(batch, i)``.
     lyapunov : array_like, optional
-        Exponents in descending order (overrides ``data.lyapunov``).
+        Exponents in descending order (overrides ``data.lyapunov``); for a batch, the point index.
     stderr : array_like, optional
         Their standard errors (overrides ``data.lyapunov_stderr``; NaN = not estimated); without them the
         exponents are compared with the ``lyap_zero`` band.
@@ -218,10 +220,12 @@ def classify(
         Filter feature of the section whose point count is reported (ignored for 1-D series).
     transient : int
         Leading samples to drop.
-    forcing_period : int
+    forcing_period : int, optional
         Period q (in samples of the series) of a periodic forcing that is part of the state, such as the
         model's positional encoding: a cycle whose period divides q is a ``fixed_point`` (of the stroboscopic
-        map), and torus frequencies are counted besides 1/q. 1 for an autonomous map.
+        map), and torus frequencies are counted besides 1/q. Default: ``data.forcing_period`` where ``data``
+        has one (a Trajectory: its model's, as a sweep passes it, docs/classification.md §2), else 1 (an
+        autonomous map).
     thresholds : Thresholds
         Measurement and decision thresholds.
 
@@ -236,7 +240,13 @@ def classify(
         index, forcing period or exponent shapes, or negative standard errors. NaN or huge values in the
         series give ``divergent``.
     """
+    if callable(getattr(data, "point", None)):          # classify(batch, i)
+        if isinstance(lyapunov, bool) or not isinstance(lyapunov, int | np.integer):
+            raise AnalysisError(f"classify(batch, i): i = {lyapunov!r}; must be the index of a point")
+        data, lyapunov = data.point(lyapunov), None
     if hasattr(data, "mo_se"):
+        if forcing_period is None:
+            forcing_period = getattr(data, "forcing_period", None)
         lyapunov = getattr(data, "lyapunov", None) if lyapunov is None else lyapunov
         stderr = getattr(data, "lyapunov_stderr", None) if stderr is None else stderr
         data = data.mo_se
@@ -244,6 +254,7 @@ def classify(
             raise AnalysisError("data.mo_se is None: the trajectory did not record mo_se")
     if int(transient) < 0:
         raise AnalysisError(f"transient: {transient!r}; must be non-negative")
+    forcing_period = 1 if forcing_period is None else forcing_period
     if int(forcing_period) < 1:
         raise AnalysisError(f"forcing_period: {forcing_period!r}; must be a positive integer")
     y = as_series(data, name="series", ndim=(1, 2), finite=False)
@@ -256,7 +267,8 @@ def classify(
             raise AnalysisError(f"{name}: {idx}; series has {y.shape[1]} features")
     col = feature if y.shape[1] > 1 else 0
     lam, se = _exponents(lyapunov, stderr)
-    return decide(measure(y, lam, se, col, section_feature, thresholds, int(forcing_period)), thresholds)
+    section = section_feature % y.shape[1]               # as a sweep's workers measure it
+    return decide(measure(y, lam, se, col, section, thresholds, int(forcing_period)), thresholds)
 
 
 def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **options: Any) -> list[Classification]:

@@ -192,6 +192,14 @@ class ModelSpec:
         """P, the number of positional-encoding bits."""
         return self.pe_weights["o"].shape[1]
 
+    def forcing_period(self, record_every: int = 1) -> int:
+        """Period, in rows recorded every ``record_every`` steps, of the positional encoding that forces the map:
+        the PE rows cycle with period L (docs/model.md §3, step 7); 1 without a PE code. A cycle of the forced
+        map whose period divides it is a fixed point of the L-step map (docs/classification.md §2)."""
+        if not self.pe_bits:
+            return 1
+        return self.context // math.gcd(self.context, int(record_every))
+
     @property
     def effective_gamma(self) -> float:
         """γ used in the softmax: ``gamma`` if set, else (1/√M)·β_att·scaling_att in the reference's order."""

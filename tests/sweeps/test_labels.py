@@ -68,11 +68,11 @@ def test_evidence_of_another_classifier_is_not_re_decided(classified):
     import numpy as np
 
     from meanfield.errors import StoreError
-    from meanfield.sweeps.execute.evidence import decide_points, forcing_period
+    from meanfield.sweeps.execute.evidence import decide_points
     old_keys = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
                 "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
     with pytest.raises(StoreError, match="older classifier"):
         decide_points(np.zeros((2, len(old_keys))), keys=old_keys)
     # the positional encoding cycles with period L = 4, seen every k-th step: L / gcd(L, k) recorded rows
     model = mf.presets.paper()
-    assert [forcing_period(model, k) for k in (1, 2, 3, 4)] == [4, 2, 4, 1]
+    assert [model.forcing_period(k) for k in (1, 2, 3, 4)] == [4, 2, 4, 1]

@@ -9,21 +9,10 @@ afterwards without re-running anything (:mod:`.labels`).
 """
 from __future__ import annotations
 
-from math import gcd
-
 import numpy as np
 
 from ...analysis import EVIDENCE, LABELS, Thresholds, decide, measure
 from ...errors import StoreError
-
-
-def forcing_period(model, record_every: int = 1) -> int:
-    """Period, in recorded rows, of the positional encoding that forces the map: the PE rows cycle with
-    period L (docs/model.md §3, step 7), seen every ``record_every`` steps; 1 without a PE code. A cycle of
-    the forced map whose period divides it is a fixed point of the L-step map (docs/classification.md §2)."""
-    if not model.pe_bits:
-        return 1
-    return model.context // gcd(model.context, int(record_every))
 
 
 def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: Thresholds = Thresholds(),
@@ -31,7 +20,8 @@ def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: 
     """Evidence (n, len(EVIDENCE)) of every point of a chunk, NaN where a quantity was not measured.
 
     ``records`` (n, rows, M) is the recorded observable; a point with fewer than ``thresholds.min_length``
-    rows gets NaN evidence (``decide`` then says ``unresolved``); ``forcing`` is :func:`forcing_period`.
+    rows gets NaN evidence (``decide`` then says ``unresolved``); ``forcing`` is the model's
+    :meth:`~meanfield.model.spec.ModelSpec.forcing_period`.
     """
     out = np.full((records.shape[0], len(EVIDENCE)), np.nan)
     if records.shape[1] < thresholds.min_length:
@@ -65,4 +55,4 @@ def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds(), k
     return codes.reshape(evidence.shape[:-1]), periods.reshape(evidence.shape[:-1])
 
 
-__all__ = ["EVIDENCE", "forcing_period", "point_evidence", "decide_points"]
+__all__ = ["EVIDENCE", "point_evidence", "decide_points"]

@@ -18,7 +18,7 @@ from ...finite import simulate_finite_batch
 from ...model.state import State
 from ...simulate import simulate_batch
 from ..spec.runfile import RunSpec
-from .evidence import EVIDENCE, forcing_period, point_evidence
+from .evidence import EVIDENCE, point_evidence
 
 
 def handoff_names(run: RunSpec) -> tuple:
@@ -139,7 +139,7 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
     observed = result.records[run.reductions.observable]
     out.update(reducer.reduced if reducer is not None else reduce_points(observed, run.reductions))
     out["evidence"] = point_evidence(observed, result.lyapunov, result.lyapunov_stderr,
-                                     forcing=forcing_period(model, run.record.every))
+                                     forcing=model.forcing_period(run.record.every))
     out["max_integral"] = result.max_integral
     out["diverged_at"] = result.diverged_at
     if run.record.tail:

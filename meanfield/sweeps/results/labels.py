@@ -10,7 +10,7 @@ import numpy as np
 
 from ...analysis import EVIDENCE, LABELS, Thresholds, classify
 from ...errors import AnalysisError, StoreError
-from ..execute.evidence import decide_points, forcing_period
+from ..execute.evidence import decide_points
 from ..spec.runfile import stored_run
 from ..store import datasets, read_sweep, write_analysis
 
@@ -30,7 +30,7 @@ def _labels_from_tails(data, thresholds: Thresholds):
     codes = np.full(tails.shape[0], LABELS.index("unresolved"), dtype=np.int8)
     periods = np.full(tails.shape[0], -1, dtype=np.int32)
     run = stored_run(data.run)
-    forcing = forcing_period(run.model, run.record.every)
+    forcing = run.model.forcing_period(run.record.every)
     for i in range(tails.shape[0]):
         se = None if err is None or not np.all(err[i] >= 0) else err[i]
         try:
