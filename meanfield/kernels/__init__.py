@@ -2,4 +2,8 @@
 :mod:`meanfield.analysis.sections` for the reductions): the step shared by CPU and CUDA (:mod:`.step`) with its
 vectorisable exp, tanh and log (:mod:`.lane_math`), its CPU (:mod:`.cpu`) and CUDA (:mod:`.cuda`) builds, the
 per-point reductions on either side (:mod:`.reductions`, :mod:`.cuda_reductions`), the PID tangent map
-(:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`)."""
+(:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`). Importing it points numba's disk cache at a
+per-user directory (:mod:`.cache`) before any kernel is defined."""
+from .cache import configure_cache
+
+configure_cache()

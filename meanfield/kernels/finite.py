@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 # Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
-# a change of the indices in model/layout.py, touch this file (or clear its __pycache__) to recompile.
+# a change of the indices in model/layout.py, touch this file (or clear the cache, kernels/cache.py) to recompile.
 from ..model.layout import (
     F_K,
     F_O,
