@@ -83,16 +83,16 @@ def _dry_run(args, spec, output, workers) -> None:
     report(args, f"  output: {output}, {size(sweep_nbytes(spec))} ({state})")
     if todo:
         if not args.quiet:
-            print("meanfield sweep: measuring a few short points on this machine (the first time, this compiles "
-                  "the kernels: up to a minute)", file=sys.stderr)
+            print("meanfield sweep: measuring one chunk on this machine (the first time, this compiles the kernels: "
+                  "up to a minute)", file=sys.stderr)
         try:
             per_point = seconds_per_point(spec)
         except BackendError as exc:
             report(args, f"  time: not estimated ({exc})")
         else:
             report(args, f"  time: {duration(per_point * todo / workers)} on {workers} worker(s) ({per_point:.2g} s "
-                         "per point on one core of this machine, measured on 3 short points; excludes worker "
-                         "start-up and compilation)")
+                         f"per point on one idle core of this machine, measured on a chunk of {min(spec.chunk, spec.n_points)} "
+                         "points as the sweep runs it; excludes worker start-up and compilation)")
     report(args, "dry run: nothing was computed or written")
 
 

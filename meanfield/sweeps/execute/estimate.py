@@ -1,10 +1,20 @@
 """What a sweep will cost before it runs (``meanfield sweep --dry-run``): its points, the size of its file, and
-a time measured on this machine.
+a time measured on this machine the way the sweep will run.
 
-The time comes from running the sweep's own task (:func:`meanfield.sweeps.execute.tasks.compute_chunk`: simulation,
-reductions, evidence) on a few points with the run's settings but at most ``max_steps`` iterations, on one
-thread, after a warm-up call that compiles the kernels; it is scaled linearly to the run's length and divided
-over the workers. Worker start-up and the one-time compilation are not included.
+The time is measured on one chunk of the run's own size (``chunk`` points spread inside the grid, so the CPU
+kernel runs the same full tiles), through the sweep's own task
+(:func:`meanfield.sweeps.execute.tasks.compute_chunk`: simulation, reductions, classification evidence), on one
+thread, after a warm-up call that compiles the kernels, in two pieces:
+
+1. the recorded part at its real length — records, exponents, reductions and evidence cost what they will —
+   after a transient cut to :data:`SHORT_TRANSIENT` steps; a recorded part longer than :data:`MAX_RECORDED`
+   steps is cut to that and scaled linearly;
+2. the rest of the transient: plain steps of the same points (no records, no exponents), timed over at most
+   :data:`PLAIN_STEPS` steps and scaled linearly.
+
+Times are the process's CPU time, so that other work on the machine does not inflate them: the estimate is
+for an otherwise idle machine. The estimate is per point, divided over the workers; worker start-up and the
+one-time compilation are not included.
 """
 from __future__ import annotations
 
@@ -15,37 +25,55 @@ import numpy as np
 from ..spec.runfile import RunSpec
 from .tasks import compute_chunk
 
-
-def calibration_run(run: RunSpec, max_steps: int) -> tuple:
-    """(shorter run, factor): ``run`` cut to at most ``max_steps`` iterations with the transient and the tail
-    in proportion, and run.steps / its steps."""
-    if run.steps <= max_steps:
-        return run, 1.0
-    steps = max_steps
-    # in proportion, but never below what fills the window before exponents start (docs/model.md §4.2)
-    transient = min(steps - 1, max(round(run.transient * steps / run.steps), min(run.transient, run.model.context)))
-    rows = (steps - transient + run.record.every - 1) // run.record.every
-    short = run.replace(steps=steps, transient=transient, **{"record.tail": min(run.record.tail, rows)})
-    return short, run.steps / steps
+#: Transient of the calibration's recorded piece (at least the context, so exponents start on a full window).
+SHORT_TRANSIENT = 1000
+#: Longest recorded part measured at its real length (steps); longer ones are scaled linearly.
+MAX_RECORDED = 100_000
+#: Longest run of plain steps timed for the transient.
+PLAIN_STEPS = 50_000
 
 
-def seconds_per_point(run: RunSpec, points: int = 3, max_steps: int = 2000) -> float:
-    """Single-thread seconds per grid point of ``run`` on this machine (see the module docstring), measured on
-    ``points`` points spread inside the grid (its ends are often the cheapest or dearest)."""
+def calibration_runs(run: RunSpec) -> tuple:
+    """((recorded piece, its scale factor), (plain piece, its scale factor)) for :func:`seconds_per_point`
+    (module docstring); the plain piece is None when the transient is not longer than the recorded piece's."""
+    recorded = run.steps - run.transient
+    kept = min(recorded, MAX_RECORDED)
+    transient = min(run.transient, max(SHORT_TRANSIENT, run.model.context))
+    rows = (kept + run.record.every - 1) // run.record.every
+    piece = run.replace(steps=transient + kept, transient=transient,
+                        **{"record.tail": min(run.record.tail, rows)})
+    rest = run.transient - transient
+    if rest <= 0:
+        return (piece, recorded / kept), (None, 0.0)
+    plain_steps = min(rest, PLAIN_STEPS)
+    plain = run.replace(steps=plain_steps + 1, transient=plain_steps, lyapunov=False, **{"record.tail": 0})
+    return (piece, recorded / kept), (plain, rest / plain_steps)
+
+
+def _cpu_seconds(run: RunSpec, indices: np.ndarray) -> float:
+    start = time.process_time()
+    compute_chunk(run, indices, np.full(len(indices), -1))
+    return time.process_time() - start
+
+
+def seconds_per_point(run: RunSpec) -> float:
+    """Single-thread CPU seconds per grid point of ``run`` on this machine (module docstring)."""
     import numba
-    short, factor = calibration_run(run, max_steps)
-    inside = np.linspace(0, run.n_points - 1, points + 2)[1:-1] if run.n_points > points else np.arange(run.n_points)
-    indices = np.unique(inside.round().astype(np.int64))
+    size = min(run.chunk, run.n_points)
+    indices = np.unique(np.linspace(0, run.n_points - 1, size + 2)[1:-1].round().astype(np.int64)) \
+        if run.n_points > size else np.arange(run.n_points)
+    (piece, piece_factor), (plain, plain_factor) = calibration_runs(run)
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        compute_chunk(short, indices[:1], np.full(1, -1))             # compiles (or loads the kernel cache)
-        start = time.perf_counter()
-        compute_chunk(short, indices, np.full(len(indices), -1))
-        elapsed = time.perf_counter() - start
+        compute_chunk(piece, indices[:1], np.full(1, -1))             # compiles (or loads the kernel cache)
+        total = _cpu_seconds(piece, indices) * piece_factor
+        if plain is not None:
+            compute_chunk(plain, indices[:1], np.full(1, -1))
+            total += _cpu_seconds(plain, indices) * plain_factor
     finally:
         numba.set_num_threads(threads)
-    return elapsed / len(indices) * factor
+    return total / len(indices)
 
 
 def duration(seconds: float) -> str:
@@ -64,4 +92,4 @@ def size(n_bytes: float) -> str:
         n_bytes /= 1000
 
 
-__all__ = ["seconds_per_point", "calibration_run", "duration", "size"]
+__all__ = ["seconds_per_point", "calibration_runs", "duration", "size"]
