@@ -20,35 +20,35 @@ import numpy as np
 
 import meanfield as mf
 from meanfield.errors import BackendError
-from meanfield.model.layout import batch_parameters, control_start, map_tables
+from meanfield.model.layout import Batch, batch_parameters, control_start, map_tables
 from meanfield.simulate import _start_arrays
 
 FIG3 = dict(points=4001, beta=(0.0, 3.0), steps=175_000, transient=100_000, exponents=12)
 
 
-def batch_args(model, n_points: int, steps: int, n_exponents: int, beta=(0.5, 3.0), transient=0, n_blocks=1,
-               record_every=None):
-    """Kernel arguments for ``n_points`` β_o values from the paper checkpoint (a full window, so exponents
-    run from t = transient), recording mo_se every ``record_every`` steps (default: once, so the timing is
-    the iteration, not the recording), built without a per-point Python loop."""
+def paper_batch(model, n_points: int, steps: int, n_exponents: int, beta=(0.5, 3.0), transient=0, n_blocks=1,
+                record_every=None):
+    """The kernel's :class:`~meanfield.model.layout.Batch` for ``n_points`` β_o values from the paper checkpoint
+    (a full window, so exponents run from t = transient), recording mo_se every ``record_every`` steps (default:
+    once, so the timing is the iteration, not the recording), built without a per-point Python loop."""
     params = batch_parameters(model, {"beta_o": np.linspace(*beta, n_points)})
     att1, pe1, depth1 = _start_arrays(model, None, 1)[:3]
     att0, pe0, depth0 = (np.repeat(a, n_points, axis=0) for a in (att1, pe1, depth1))
     ctrl0 = np.repeat(control_start(params[:1], att1), n_points, axis=0)
     coef, signs, w_pe = map_tables(model)
     record_every = steps - transient if record_every is None else record_every
-    return (coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
-            np.array([2], dtype=np.int64), n_exponents, 1, n_blocks)
+    return Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
+                 np.array([2], dtype=np.int64), n_exponents, 1, n_blocks)
 
 
 def gpu_rate(model, n_points, n_exponents, dtype, seconds):
     """Steps/s of one launch sized to take about ``seconds`` (after a short calibration launch)."""
     from meanfield.kernels.cuda import run_batch_device
     steps = 20
-    run_batch_device(*batch_args(model, n_points, steps, n_exponents), dtype=dtype)      # compile + warm up
+    run_batch_device(paper_batch(model, n_points, steps, n_exponents), dtype=dtype)      # compile + warm up
     while True:
         t0 = time.perf_counter()
-        run_batch_device(*batch_args(model, n_points, steps, n_exponents), dtype=dtype)
+        run_batch_device(paper_batch(model, n_points, steps, n_exponents), dtype=dtype)
         elapsed = time.perf_counter() - t0
         if elapsed >= seconds / 4 or steps >= 1_000_000:
             return n_points * steps / elapsed, steps
@@ -58,9 +58,9 @@ def gpu_rate(model, n_points, n_exponents, dtype, seconds):
 def cpu_rate(model, n_exponents, n_points=64, steps=2000):
     """The peer: the CPU kernel's steps/s (numba prange over all cores)."""
     from meanfield.kernels.cpu import run_batch
-    run_batch(*batch_args(model, 4, 10, n_exponents))
+    run_batch(paper_batch(model, 4, 10, n_exponents))
     t0 = time.perf_counter()
-    run_batch(*batch_args(model, n_points, steps, n_exponents))
+    run_batch(paper_batch(model, n_points, steps, n_exponents))
     return n_points * steps / (time.perf_counter() - t0)
 
 
@@ -70,13 +70,13 @@ def fig3(model, points, steps, transient, exponents):
     from meanfield.kernels.cuda_reductions import ReducingBackend
     from meanfield.simulate import exponents_from_blocks
     from meanfield.sweeps.spec.tables import ReductionSpec
-    args = batch_args(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
-                      record_every=1)
+    batch = paper_batch(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
+                        record_every=1)
     kernel = ReducingBackend(ReductionSpec(), tail=0)
-    kernel(*batch_args(model, 2, 10, exponents, transient=5, record_every=1))              # compile
+    kernel(paper_batch(model, 2, 10, exponents, transient=5, record_every=1))              # compile
     t0 = time.perf_counter()
-    out = kernel(*args)
-    exponents_from_blocks(out[3], steps - transient)
+    out = kernel(batch)
+    exponents_from_blocks(out.block_sums, steps - transient)
     return time.perf_counter() - t0
 
 

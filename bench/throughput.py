@@ -31,7 +31,7 @@ from numpy_peer import VectorisedPeer  # noqa: E402
 
 import meanfield as mf  # noqa: E402
 from meanfield.kernels import cpu  # noqa: E402
-from meanfield.model.layout import batch_parameters, control_start, map_tables  # noqa: E402
+from meanfield.model.layout import Batch, batch_parameters, control_start, map_tables  # noqa: E402
 
 
 def stand_in(jit):
@@ -61,9 +61,9 @@ def kernel_call(model, betas, steps, exponents, **options):
     depth0 = np.full(n, model.context)
     coef, signs, w_pe = map_tables(model)
     total, transient = (steps + 1, 1) if exponents else (steps, 0)
-    args = (coef, signs, w_pe, params, pe0, att0, depth0, control_start(params, att0), total, transient, 1,
-            np.array([], dtype=np.int64) if exponents else np.array([2]), 12 if exponents else 0, 1, 1)
-    return lambda: cpu.run_batch(*args, **options)
+    batch = Batch(coef, signs, w_pe, params, pe0, att0, depth0, control_start(params, att0), total, transient, 1,
+                  np.array([], dtype=np.int64) if exponents else np.array([2]), 12 if exponents else 0, 1, 1)
+    return lambda: cpu.run_batch(batch, **options)
 
 
 def timed(fn, clock):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ConfigError
-from .model.layout import OBSERVABLES, batch_parameters, control_start, controlled, map_tables
+from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
 from .model.spec import ModelSpec, require_int
 from .model.state import State
 from .progress import progress_bar
@@ -261,15 +261,14 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     show = work >= PROGRESS_WORK if progress is None else bool(progress)
     pieces = 1 if backend != "cpu" or not show else progress_pieces(n_points)
     bounds = np.linspace(0, n_points, pieces + 1).round().astype(np.int64)
+    batch = Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
+                  n_exponents, qr_every, n_blocks)
     parts = []
     with progress_bar(n_points, "simulate_batch", enabled=show) as bar:
         for lo, hi in zip(bounds[:-1], bounds[1:]):      # every point is independent: results do not depend on it
-            parts.append(kernel(coef, signs, w_pe, params[lo:hi], pe0[lo:hi], att0[lo:hi], depth0[lo:hi],
-                                ctrl0[lo:hi], steps, transient, record_every, selection, n_exponents, qr_every,
-                                n_blocks))
+            parts.append(kernel(batch.points(lo, hi)))
             bar.update(int(hi - lo))
-    records, final_att, final_depth, block_sums, control, stats = (
-        parts[0] if len(parts) == 1 else [np.concatenate(arrays) for arrays in zip(*parts)])
+    records, final_att, final_depth, block_sums, control, stats = BatchOutput.concatenate(parts)
     active = controlled(params)
     window = model.context * model.n_features
     block_sums[~active, :, window:] = -np.inf       # an uncontrolled point has no controller coordinates
@@ -299,7 +298,7 @@ def _check_memory(nbytes: int) -> None:
 
 
 def _backend(name):
-    if callable(name):  # a run_batch-compatible kernel, e.g. meanfield.kernels.cuda_reductions.ReducingBackend
+    if callable(name):  # a kernel(batch) -> BatchOutput, e.g. meanfield.kernels.cuda_reductions.ReducingBackend
         return name
     if name == "cpu":
         from .kernels.cpu import run_batch

@@ -199,3 +199,33 @@ def test_a_broken_rule_is_found(case):
     found = violations(modules)
     assert len(found) >= 1, case
     assert all(any(name in line for name in BROKEN[case]) for line in found), found
+
+
+#: The most parameters a function of the package may take (``self``, ``*args`` and ``**kwargs`` count): more
+#: travel together and belong in a record (the kernels' are :mod:`meanfield.model.layout`'s named tuples).
+MAX_PARAMETERS = 12
+
+
+def crowded_functions(modules: dict) -> list:
+    """'module:line name (n parameters)' for every function or lambda taking more than MAX_PARAMETERS."""
+    found = []
+    for name, (source, _) in sorted(modules.items()):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = node.args
+                count = (len(args.posonlyargs) + len(args.args) + len(args.kwonlyargs) + (args.vararg is not None)
+                         + (args.kwarg is not None))
+                if count > MAX_PARAMETERS:
+                    found.append(f"{name}:{node.lineno} {getattr(node, 'name', 'lambda')} ({count} parameters)")
+    return found
+
+
+def test_no_function_takes_more_than_twelve_parameters():
+    assert crowded_functions(package_modules()) == []
+
+
+def test_a_crowded_function_is_found():
+    twelve = ", ".join(f"a{i}" for i in range(12))
+    source = f"def f({twelve}, *, k=1):\n    pass\ng = lambda {twelve}: 0\n"      # 13 and 12 parameters
+    found = crowded_functions({"meanfield.extra": (source, False)})
+    assert found == ["meanfield.extra:1 f (13 parameters)"]

@@ -36,7 +36,19 @@ import numpy as np
 from numba import get_num_threads, njit
 from numba.core.compiler import Compiler
 
-from ..model.layout import C_RAW, CTRL_ROWS, CTRL_STATE_ROWS, F_K, F_Q, F_V
+from ..model.layout import (
+    C_RAW,
+    CTRL_ROWS,
+    CTRL_STATE_ROWS,
+    F_K,
+    F_Q,
+    F_V,
+    Batch,
+    BatchOutput,
+    BatchShared,
+    TileInput,
+    TileOutput,
+)
 from ..model.layout import controlled as is_controlled
 from . import lane_math
 from .step import build_steps
@@ -111,26 +123,22 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
     steps = build_steps(_cached(tag, pipeline_class=NoAliasCompiler), ring, n_feat, n_patterns, leaf_jit=leaf,
                         transcendentals=MATH_LIBRARIES[math_library](leaf))
     run_tile, L, M, J = steps["run_tile"], ring, n_feat, n_patterns
-    size_uncontrolled, size_controlled = L * M, L * M + 2 * M
+    new_scratch = steps["scratch_allocator"](np.empty, np.float64, _cached(tag))
 
     @_cached(tag, nogil=True)
-    def run_tiles(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, controlled, steps, transient, record_every,
-                  selection, qr_every, first, stop, records, block_sums, stats, final_att, final_depth, final_ctrl):
-        """Run tiles ``first`` .. ``stop`` - 1 of a batch, each with its own state and scratch (arrays
-        (tiles, ..., W), see :func:`run_batch`; ``records`` (rows, n_sel, M, tiles·W), a view of the
-        per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns)."""
-        width = params.shape[2]
+    def run_tiles(shared, tiles, out, first, stop):
+        """Run tiles ``first`` .. ``stop`` - 1 of a batch, each with its own state and scratch: ``tiles``
+        (:class:`~meanfield.model.layout.TileInput`) and ``out`` (:class:`~meanfield.model.layout.TileOutput`)
+        hold every tile's arrays (tiles, ..., W), ``out.records`` (rows, n_sel, M, tiles·W) is a view of the
+        per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns."""
+        width = tiles.params.shape[2]
         for tile in range(first, stop):
-            size = size_controlled if controlled[tile] else size_uncontrolled
-            run_tile(coef, signs, w_pe, params[tile], pe0[tile], att0[tile].copy(), depth0[tile].copy(),
-                     ctrl0[tile].copy(), controlled[tile], steps, transient, record_every, selection, qr_every,
-                     np.empty((4, L, M, width)), np.empty((J, width)), np.empty((4, M, width)), np.empty((M, width)),
-                     np.empty((L, M, width)), np.empty((L, M, width)), np.empty((L, width)), np.empty((M, width)),
-                     np.empty((L, M, M, width)), np.empty((L, M, M, width)), np.empty((1, M, M, width)),
-                     np.empty((L, M, M, width)), np.empty((block_sums.shape[2], size, width)),
-                     np.empty((M, width)), np.empty((2, width)), np.empty(width),
-                     np.empty((size_controlled + 1, width)), records[..., tile * width:(tile + 1) * width],
-                     block_sums[tile], stats[tile], final_att[tile], final_depth[tile], final_ctrl[tile])
+            lanes = slice(tile * width, (tile + 1) * width)
+            run_tile(shared, TileInput(tiles.params[tile], tiles.pe0[tile], tiles.att[tile].copy(),
+                                       tiles.depth[tile].copy(), tiles.ctrl[tile].copy(), tiles.controlled[tile]),
+                     new_scratch(width, max(out.block_sums.shape[2], 1)),
+                     TileOutput(out.records[..., lanes], out.block_sums[tile], out.stats[tile], out.final_att[tile],
+                                out.final_depth[tile], out.final_ctrl[tile]))
 
     token_fields, store_token, token_jacobian = steps["token_fields"], steps["store_token"], steps["token_jacobian"]
     positional_terms, attend, control_step = steps["positional_terms"], steps["attend"], steps["control_step"]
@@ -212,27 +220,14 @@ def tile_lanes(controlled: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarr
     return (np.concatenate(lanes) if lanes else np.zeros(0, dtype=np.int64)), lane_of
 
 
-def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
-              n_exponents, qr_every, n_blocks, width=None, math_library="lane"):
-    """Iterate every point of a batch (docs/model.md §3, §4, §5).
-
-    Parameters
-    ----------
-    coef, signs, w_pe : tables shared by the batch (:func:`meanfield.model.layout.map_tables`)
-    params : (n, K) per-point parameters (``PARAMETER_LAYOUT``); pe0 : (n, L, P) start PE windows; att0 :
-        (n, L, M) start windows (first ``depth0[i]`` rows valid, the others zero); ctrl0 : (n, 3, M) control
-        start [r, I_0, e_{-1}] (:func:`meanfield.model.layout.control_start`); selection : observable codes.
-    width : tile width W (default :func:`tile_width`); math_library : a key of :data:`MATH_LIBRARIES`.
-
-    Returns
-    -------
-    records (n, n_rec, len(selection), M), final windows (n, L, M), final depths (n,), block sums of
-    log|R_jj| (n, n_blocks, n_exponents), final control state (n, 3, M) [r, I, e_prev], control statistics
-    (n, 2) [max |I_t|, divergence step or -1].
-    """
-    n_points, ring, n_feat = att0.shape
+def run_batch(batch: Batch, width: int | None = None, math_library: str = "lane") -> BatchOutput:
+    """Iterate every point of a :class:`~meanfield.model.layout.Batch` (docs/model.md §3, §4, §5) in tiles of
+    ``width`` lanes (default :func:`tile_width`; results do not depend on it) with the exp, tanh and log of
+    ``math_library`` (a key of :data:`MATH_LIBRARIES`); returns its
+    :class:`~meanfield.model.layout.BatchOutput`."""
+    n_points, ring, n_feat = batch.att0.shape
     width = tile_width(n_points) if width is None else int(width)
-    controlled = is_controlled(params) if n_points else np.zeros(0, bool)
+    controlled = is_controlled(batch.params) if n_points else np.zeros(0, bool)
     lanes, lane_of = tile_lanes(controlled, width)
     n_tiles = len(lanes) // width
 
@@ -240,25 +235,24 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
         a = np.asarray(a, dtype=dtype)[lanes]
         return np.ascontiguousarray(np.moveaxis(a.reshape((n_tiles, width) + a.shape[1:]), 1, -1))
 
-    n_rec = (steps - transient + record_every - 1) // record_every
-    selection = np.ascontiguousarray(selection, dtype=np.int64)
     # records are written where they are returned (point-major; the tile's lanes are a strided view), so that
     # long trajectories are not copied once more
-    records = np.empty((len(lanes), n_rec, len(selection), n_feat))
-    out = (np.empty((n_tiles, ring, n_feat, width)), np.empty((n_tiles, width), dtype=np.int64),
-           np.zeros((n_tiles, n_blocks, n_exponents, width)), np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)),
-           np.empty((n_tiles, 2, width)))
-    final_att, final_depth, block_sums, final_ctrl, stats = out
+    records = np.empty((len(lanes), batch.n_rows, len(batch.selection), n_feat))
+    out = TileOutput(np.moveaxis(records, 0, -1), np.zeros((n_tiles, batch.n_blocks, batch.n_exponents, width)),
+                     np.empty((n_tiles, 2, width)), np.empty((n_tiles, ring, n_feat, width)),
+                     np.empty((n_tiles, width), dtype=np.int64), np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)))
     scratch_rows = np.zeros((n_points, CTRL_ROWS - CTRL_STATE_ROWS, n_feat))
-    args = (np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe), to_tiles(params),
-            to_tiles(pe0), to_tiles(att0), to_tiles(depth0, np.int64),
-            to_tiles(np.concatenate([ctrl0, scratch_rows], axis=1)), np.ascontiguousarray(controlled[lanes[::width]]),
-            int(steps), int(transient), int(record_every), selection, int(qr_every))
-    run_tiles = tile_kernels(ring, n_feat, signs.shape[0], math_library)["run_tiles"]
+    tiles = TileInput(to_tiles(batch.params), to_tiles(batch.pe0), to_tiles(batch.att0),
+                      to_tiles(batch.depth0, np.int64), to_tiles(np.concatenate([batch.ctrl0, scratch_rows], axis=1)),
+                      np.ascontiguousarray(controlled[lanes[::width]]))
+    shared = BatchShared(np.ascontiguousarray(batch.coef), np.ascontiguousarray(batch.signs),
+                         np.ascontiguousarray(batch.w_pe), int(batch.steps), int(batch.transient),
+                         int(batch.record_every), np.ascontiguousarray(batch.selection, dtype=np.int64),
+                         int(batch.qr_every))
+    run_tiles = tile_kernels(ring, n_feat, batch.signs.shape[0], math_library)["run_tiles"]
 
-    def run(tiles):
-        run_tiles(*args, tiles[0], tiles[-1] + 1, np.moveaxis(records, 0, -1), block_sums, stats, final_att,
-                  final_depth, final_ctrl)
+    def run(chunk):
+        run_tiles(shared, tiles, out, chunk[0], chunk[-1] + 1)
 
     threads = min(get_num_threads(), n_tiles)
     if threads > 1:       # a few chunks per thread: a thread that finishes early takes the next one
@@ -268,4 +262,7 @@ def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transi
         run(np.arange(n_tiles))
     tile_of, lane = lane_of // width, lane_of % width
     in_order = np.array_equal(lane_of, np.arange(n_points))
-    return (records[:n_points] if in_order else records[lane_of],) + tuple(a[tile_of, ..., lane] for a in out)
+    per_point = (lambda a: a[tile_of, ..., lane])
+    return BatchOutput(records[:n_points] if in_order else records[lane_of], per_point(out.final_att),
+                       per_point(out.final_depth), per_point(out.block_sums), per_point(out.final_ctrl),
+                       per_point(out.stats))

@@ -2,17 +2,18 @@
 thread per parameter point (docs/model.md §3.3).
 
 There is one definition of the model: :func:`meanfield.kernels.step.build_steps` is called with
-``cuda.jit(device=True)`` and the kernel here only allocates per-thread scratch (``cuda.local.array``, sized
-at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and calls ``run_tile`` with a tile of one
-lane: every per-point array has a last axis of length 1 (docs/model.md §3, §4). In float64 the map uses the
-CPU's exp, tanh and log (:mod:`.lane_math`), so both backends compute the same arithmetic; float32 uses the
-device's own.
+``cuda.jit(device=True)`` and the kernel here only allocates per-thread scratch (``cuda.local.array`` through
+the shared allocator ``new_scratch``, sized at compile time by a kernel factory keyed by (L, M, J, k, dtype)) and
+calls ``run_tile`` with a tile of one lane: every per-point array has a last axis of length 1 (docs/model.md §3,
+§4). In float64 the map uses the CPU's exp, tanh and log (:mod:`.lane_math`), so both backends compute the same
+arithmetic; float32 uses the device's own.
 
 Device layout: arrays a thread writes have the point on the LAST axis (records (rows, n_sel, M, n), block
 sums (B, k, n), windows (L, M, n)) so that neighbouring threads touch neighbouring addresses (coalesced);
-``run_tile`` receives the one-point slices ``[..., i:i + 1]``, which have the lane layout. :func:`run_batch` has the CPU
-kernel's signature and returns host arrays in the CPU layout; :func:`run_batch_device` keeps everything on the device
-for the on-device reductions of :mod:`.cuda_reductions`.
+``run_tile`` receives the one-point slices ``[..., i:i + 1]``, which have the lane layout. :func:`run_batch` is
+called like the CPU kernel, ``run_batch(batch) -> BatchOutput`` (:mod:`meanfield.model.layout`), host arrays in
+the CPU layout; :func:`run_batch_device` keeps everything on the device for the on-device reductions of
+:mod:`.cuda_reductions`.
 
 Availability is checked before anything is compiled: without numba-cuda, a driver or a GPU (and outside the
 simulator, ``NUMBA_ENABLE_CUDASIM=1``) :func:`require_cuda` raises :class:`~meanfield.errors.BackendError`.
@@ -25,6 +26,8 @@ import os
 import numpy as np
 
 from ..errors import BackendError
+from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, Batch, BatchOutput, BatchShared, TileInput, TileOutput
+from ..model.layout import controlled as is_controlled
 
 try:  # module-level name: the simulator swaps the global ``cuda`` of kernels for its fake module
     from numba import cuda
@@ -144,64 +147,41 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     """The batch kernel for windows of L = ``ring`` rows of M = ``n_feat`` features, J sign patterns and
     k = ``n_vec`` tangent vectors, computing in ``dtype`` (scratch sizes are compile-time constants).
 
-    Launch as ``kernel[blocks, threads](coef, signs, w_pe, params, pe0, att, depth, ctrl, stats, steps,
-    transient, record_every, selection, qr_every, records, block_sums, tangent0)`` with ``params`` (K, n) and
-    ``pe0`` (L, P, n). ``att`` (L, M, n), ``depth`` (n,) and ``ctrl`` (3, M, n) hold the start and receive the
-    final state; ``stats`` (2, n) the control statistics; ``tangent0`` is a (0, L·M + 2M, 1) array used as
-    the tangent scratch when k = 0 (a real GPU rejects zero-sized local arrays).
+    Launch as ``kernel[blocks, threads](shared, points, out)`` with the records of
+    :mod:`meanfield.model.layout` over all n points, the point on the last axis: ``shared`` a
+    :class:`~meanfield.model.layout.BatchShared`; ``points`` a :class:`~meanfield.model.layout.TileInput`
+    (``params`` (K, n), ``pe0`` (L, P, n), the start ``att`` (L, M, n), ``depth`` (n,), ``ctrl`` (3, M, n) and
+    ``controlled`` (n,)); ``out`` a :class:`~meanfield.model.layout.TileOutput` whose ``final_att``,
+    ``final_depth`` and ``final_ctrl`` may be the arrays of ``points`` (the state is read before it is written).
     """
     require_cuda()
     import numba
 
-    from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, P_KD, P_KI, P_KP
-    run_tile = _steps(ring, n_feat, n_patterns, dtype)["run_tile"]
-    dt = getattr(numba, dtype)
-    size_controlled = ring * n_feat + 2 * n_feat   # closure constants: local array shapes must be literal
-    qr_rows = size_controlled + 1
-    n_state = CTRL_STATE_ROWS
+    steps = _steps(ring, n_feat, n_patterns, dtype)
+    run_tile, dt = steps["run_tile"], getattr(numba, dtype)
+    local_array = cuda.jit(device=True, inline="always")(lambda shape, dtype: cuda.local.array(shape, dtype))
+    new_scratch = steps["scratch_allocator"](local_array, dt, cuda.jit(device=True, inline="always"))
+    vectors = max(n_vec, 1)             # a closure constant: local array shapes must be literal
 
-    @cuda.jit(device=True)
-    def one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient, record_every,
-                  selection, qr_every, records, block_sums, tangent):
-        att_ring = cuda.local.array((ring, n_feat, 1), dt)
-        ctrl = cuda.local.array((CTRL_ROWS, n_feat, 1), dt)
-        depth_lane = cuda.local.array(1, numba.int64)
-        for a in range(n_feat):
-            for d in range(ring):
-                att_ring[d, a, 0] = att[d, a, i]
-            for r in range(CTRL_ROWS):
-                ctrl[r, a, 0] = ctrl_io[r, a, i] if r < n_state else 0.0
-        depth_lane[0] = depth[i]
-        controlled = params[P_KP, i] != 0.0 or params[P_KI, i] != 0.0 or params[P_KD, i] != 0.0
-        run_tile(coef, signs, w_pe, params[:, i:i + 1], pe0[:, :, i:i + 1], att_ring, depth_lane, ctrl, controlled,
-                 steps, transient, record_every, selection, qr_every, cuda.local.array((4, ring, n_feat, 1), dt),
-                 cuda.local.array((n_patterns, 1), dt), cuda.local.array((4, n_feat, 1), dt),
-                 cuda.local.array((n_feat, 1), dt), cuda.local.array((ring, n_feat, 1), dt),
-                 cuda.local.array((ring, n_feat, 1), dt), cuda.local.array((ring, 1), dt),
-                 cuda.local.array((n_feat, 1), dt), cuda.local.array((ring, n_feat, n_feat, 1), dt),
-                 cuda.local.array((ring, n_feat, n_feat, 1), dt), cuda.local.array((1, n_feat, n_feat, 1), dt),
-                 cuda.local.array((ring, n_feat, n_feat, 1), dt), tangent, cuda.local.array((n_feat, 1), dt),
-                 cuda.local.array((2, 1), dt), cuda.local.array(1, dt), cuda.local.array((qr_rows, 1), dt),
-                 records[:, :, :, i:i + 1], block_sums[:, :, i:i + 1], stats[:, i:i + 1], att[:, :, i:i + 1],
-                 depth[i:i + 1], ctrl_io[:, :, i:i + 1])
+    @cuda.jit
+    def kernel(shared, points, out):
+        i = cuda.grid(1)
+        if i < points.depth.shape[0]:
+            att_ring = cuda.local.array((ring, n_feat, 1), dt)
+            ctrl = cuda.local.array((CTRL_ROWS, n_feat, 1), dt)
+            depth = cuda.local.array(1, numba.int64)
+            for a in range(n_feat):
+                for d in range(ring):
+                    att_ring[d, a, 0] = points.att[d, a, i]
+                for r in range(CTRL_ROWS):
+                    ctrl[r, a, 0] = points.ctrl[r, a, i] if r < CTRL_STATE_ROWS else 0.0
+            depth[0] = points.depth[i]
+            tile = TileInput(points.params[:, i:i + 1], points.pe0[:, :, i:i + 1], att_ring, depth, ctrl,
+                             points.controlled[i])
+            run_tile(shared, tile, new_scratch(1, vectors),
+                     TileOutput(out.records[:, :, :, i:i + 1], out.block_sums[:, :, i:i + 1], out.stats[:, i:i + 1],
+                                out.final_att[:, :, i:i + 1], out.final_depth[i:i + 1], out.final_ctrl[:, :, i:i + 1]))
 
-    if n_vec:
-        @cuda.jit
-        def kernel(coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient, record_every,
-                   selection, qr_every, records, block_sums, tangent0):
-            i = cuda.grid(1)
-            if i < depth.shape[0]:
-                tangent = cuda.local.array((n_vec, size_controlled, 1), dt)
-                one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient,
-                          record_every, selection, qr_every, records, block_sums, tangent)
-    else:
-        @cuda.jit
-        def kernel(coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient, record_every,
-                   selection, qr_every, records, block_sums, tangent0):
-            i = cuda.grid(1)
-            if i < depth.shape[0]:
-                one_point(i, coef, signs, w_pe, params, pe0, att, depth, ctrl_io, stats, steps, transient,
-                          record_every, selection, qr_every, records, block_sums, tangent0)
     return kernel
 
 
@@ -237,38 +217,35 @@ def to_host(array) -> np.ndarray:
     return array.get()
 
 
-def run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
-                     selection, n_exponents, qr_every, n_blocks, dtype="float64") -> dict:
-    """Run a batch on the device and leave the results there (arguments as :func:`run_batch`).
+def run_batch_device(batch: Batch, dtype="float64") -> TileOutput:
+    """Run a :class:`~meanfield.model.layout.Batch` on the device and leave the results there.
 
-    Returns a dict of device arrays in the point-last layout: ``records`` (rows, n_sel, M, n) in ``dtype``,
-    ``att`` (L, M, n) final windows, ``depth`` (n,), ``ctrl`` (3, M, n), ``stats`` (2, n) and
-    ``block_sums`` (B, k, n) float64 (log-norm sums stay in float64 whatever ``dtype``, so long runs do not
-    lose the exponents to accumulation error).
+    Returns a :class:`~meanfield.model.layout.TileOutput` of device arrays in the point-last layout:
+    ``records`` (rows, n_sel, M, n) in ``dtype``, ``block_sums`` (B, k, n) float64 (log-norm sums stay in
+    float64 whatever ``dtype``, so long runs do not lose the exponents to accumulation error), ``stats`` (2, n),
+    ``final_att`` (L, M, n) final windows, ``final_depth`` (n,) and ``final_ctrl`` (3, M, n).
     """
     require_cuda()
     dtype = check_dtype(dtype)
-    n_points, ring, n_feat = att0.shape
-    n_rec = (steps - transient + record_every - 1) // record_every
-    selection = np.ascontiguousarray(selection, dtype=np.int64)
+    n_points, ring, n_feat = batch.att0.shape
     cast = (lambda a: to_device(np.asarray(a, dtype=dtype)))
-    out = {"records": device_zeros((n_rec, selection.shape[0], n_feat, n_points), dtype),
-           "att": cast(np.moveaxis(att0, 0, -1)),
-           "depth": to_device(np.asarray(depth0, dtype=np.int64)),
-           "ctrl": cast(np.moveaxis(ctrl0, 0, -1)),
-           "stats": device_zeros((2, n_points), dtype),
-           "block_sums": device_zeros((n_blocks, n_exponents, n_points), np.float64)}
-    kernel = point_kernel(ring, n_feat, signs.shape[0], int(n_exponents), dtype)
+    params = np.asarray(batch.params, dtype=dtype)
+    points = TileInput(to_device(np.transpose(params)), cast(np.moveaxis(batch.pe0, 0, -1)),
+                       cast(np.moveaxis(batch.att0, 0, -1)), to_device(np.asarray(batch.depth0, dtype=np.int64)),
+                       cast(np.moveaxis(batch.ctrl0, 0, -1)), to_device(is_controlled(params)))
+    out = TileOutput(device_zeros((batch.n_rows, len(batch.selection), n_feat, n_points), dtype),
+                     device_zeros((batch.n_blocks, batch.n_exponents, n_points), np.float64),
+                     device_zeros((2, n_points), dtype), points.att, points.depth, points.ctrl)
     if n_points:
+        shared = BatchShared(cast(batch.coef), cast(batch.signs), cast(batch.w_pe), int(batch.steps),
+                             int(batch.transient), int(batch.record_every),
+                             to_device(np.asarray(batch.selection, dtype=np.int64)), int(batch.qr_every))
+        kernel = point_kernel(ring, n_feat, batch.signs.shape[0], int(batch.n_exponents), dtype)
         # numba's simulator runs a block's threads as Python threads that take a lock at every device-function
         # call; a block of one thread runs them one after the other (a point never reads another's lane).
         threads = 1 if simulator_enabled() else THREADS_PER_BLOCK
         try:
-            kernel[(n_points + threads - 1) // threads, threads](
-                cast(coef), cast(signs), cast(w_pe), cast(np.transpose(params)), cast(np.moveaxis(pe0, 0, -1)),
-                out["att"], out["depth"], out["ctrl"], out["stats"], int(steps), int(transient), int(record_every),
-                to_device(selection), int(qr_every), out["records"], out["block_sums"],
-                device_zeros((0, (ring + 2) * n_feat, 1), dtype))
+            kernel[(n_points + threads - 1) // threads, threads](shared, points, out)
             cuda.synchronize()
         except Exception as exc:
             if type(exc).__module__.startswith(("numba.cuda.cudadrv", "numba_cuda", "cupy")):
@@ -277,29 +254,26 @@ def run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps,
     return out
 
 
-def run_batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
-              n_exponents, qr_every, n_blocks, dtype="float64"):
-    """Iterate every point of a batch on the GPU with the CPU ``run_batch`` signature and returns
-    (:func:`meanfield.kernels.step.build_steps`): records (n, rows, n_sel, M), final windows (n, L, M),
-    final depths (n,), block sums (n, B, k), final control state (n, 3, M), control statistics (n, 2) — as
-    float64 host arrays. ``dtype`` = "float32" computes in single precision (its cost in accuracy:
-    :func:`meanfield.studies.precision.precision_check`).
+def run_batch(batch: Batch, dtype="float64") -> BatchOutput:
+    """Iterate every point of a :class:`~meanfield.model.layout.Batch` on the GPU; returns the CPU kernel's
+    :class:`~meanfield.model.layout.BatchOutput` (float64 host arrays). ``dtype`` = "float32" computes in single
+    precision (its cost in accuracy: :func:`meanfield.studies.precision.precision_check`).
     """
-    out = run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
-                           selection, n_exponents, qr_every, n_blocks, dtype)
-    return host_results(out, out["records"])
+    out = run_batch_device(batch, dtype)
+    return host_results(out, out.records)
 
 
-def host_results(out: dict, records) -> tuple:
-    """The CPU kernel's returns from :func:`run_batch_device` output, with ``records`` (all or some rows of
-    ``out["records"]``): float64 host arrays, point axis first."""
+def host_results(out: TileOutput, records) -> BatchOutput:
+    """The CPU kernel's :class:`~meanfield.model.layout.BatchOutput` from :func:`run_batch_device` output, with
+    ``records`` (all or some rows of ``out.records``): float64 host arrays, point axis first."""
     last_first = (lambda a: np.ascontiguousarray(np.moveaxis(to_host(a), -1, 0), dtype=np.float64))
-    return (last_first(records), last_first(out["att"]), to_host(out["depth"]).astype(np.int64),
-            last_first(out["block_sums"]), last_first(out["ctrl"]), last_first(out["stats"]))
+    return BatchOutput(last_first(records), last_first(out.final_att), to_host(out.final_depth).astype(np.int64),
+                       last_first(out.block_sums), last_first(out.final_ctrl), last_first(out.stats))
 
 
 def backend(dtype="float64"):
-    """The CUDA ``run_batch`` for :func:`meanfield.simulate.simulate_batch`, after checking CUDA is usable."""
+    """The CUDA ``run_batch`` (``kernel(batch) -> output``) for :func:`meanfield.simulate.simulate_batch`, after
+    checking CUDA is usable."""
     require_cuda()
     dtype = check_dtype(dtype)
     return run_batch if dtype == "float64" else functools.partial(run_batch, dtype=dtype)

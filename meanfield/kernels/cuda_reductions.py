@@ -14,11 +14,12 @@ value outside that code range (|v| noticeably above ``scale``) is flagged and re
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ..analysis.reductions import MISSING_COUNT, reduce_points
-from ..model.layout import OBSERVABLES
+from ..model.layout import OBSERVABLES, Batch, BatchOutput
 from .cuda import (
     THREADS_PER_BLOCK,
     check_dtype,
@@ -33,6 +34,34 @@ from .cuda import (
 )
 
 _kernels = {}
+
+
+class ReduceSettings(NamedTuple):
+    """What the reduction kernel reads besides the records: the observable's index ``observable`` in the
+    selection, the histogram's y range ``lo``..``hi`` with ``factor`` = bins / (hi - lo), the quantisation
+    ``levels`` of values in [-``scale``, ``scale``], the band ``pairs`` (n_pairs, 2) and their tolerance ``tol``
+    (:class:`meanfield.sweeps.spec.tables.ReductionSpec`)."""
+
+    observable: int
+    lo: float
+    hi: float
+    factor: float
+    levels: int
+    scale: float
+    pairs: np.ndarray
+    tol: float
+
+
+class Reductions(NamedTuple):
+    """Per point (first axis): the orbit histogram (n, M, bins), distinct-value counts (n, M), the capped band
+    values (n, n_pairs, cap), their counts and distinct counts (n, n_pairs); the keys of
+    :func:`meanfield.analysis.reductions.reduce_points`."""
+
+    hist: np.ndarray
+    distinct: np.ndarray
+    band_values: np.ndarray
+    band_count: np.ndarray
+    band_distinct: np.ndarray
 
 
 def _reduce_kernel():
@@ -61,8 +90,11 @@ def _reduce_kernel():
             bitmap[i, word] = 0
 
     @cuda.jit
-    def reduce(records, s, lo, hi, factor, levels, scale, pairs, tol, bitmap, hist, distinct, band_values,
-               band_count, band_distinct, overflow):
+    def reduce(records, settings, bitmap, out, overflow):
+        """Point i's :class:`Reductions` of observable ``settings.observable`` (:class:`ReduceSettings`);
+        ``overflow[i]`` = 1 when a value falls outside the level codes."""
+        s, lo, hi, factor, levels, scale, pairs, tol = settings
+        hist, distinct, band_values, band_count, band_distinct = out
         i = cuda.grid(1)
         n_rows, n_feat, n_points = records.shape[0], records.shape[2], records.shape[3]
         if i >= n_points:
@@ -123,21 +155,21 @@ def reduce_points_device(records, spec, s: int = 0) -> dict:
     n_pairs = len(spec.band_pairs)
     lo, hi = (float(v) for v in spec.y_range)
     words = (int(spec.levels) + 1 + 31) // 32
-    out = {"hist": device_zeros((n, n_feat, spec.bins), np.uint32),
-           "distinct": to_device(np.full((n, n_feat), MISSING_COUNT, dtype=np.int32)),
-           "band_values": to_device(np.full((n, n_pairs, spec.band_cap), np.nan)),
-           "band_count": to_device(np.full((n, n_pairs), MISSING_COUNT, dtype=np.int64)),
-           "band_distinct": to_device(np.full((n, n_pairs), MISSING_COUNT, dtype=np.int32))}
+    out = Reductions(device_zeros((n, n_feat, spec.bins), np.uint32),
+                     to_device(np.full((n, n_feat), MISSING_COUNT, dtype=np.int32)),
+                     to_device(np.full((n, n_pairs, spec.band_cap), np.nan)),
+                     to_device(np.full((n, n_pairs), MISSING_COUNT, dtype=np.int64)),
+                     to_device(np.full((n, n_pairs), MISSING_COUNT, dtype=np.int32)))
     overflow = device_zeros(n, np.int32)
     pairs = np.array(spec.band_pairs, dtype=np.int64).reshape(n_pairs, 2)
     if n and n_rows:
         blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-        _reduce_kernel()[blocks, THREADS_PER_BLOCK](
-            records, int(s), lo, hi, spec.bins / (hi - lo), int(spec.levels), float(spec.scale), to_device(pairs),
-            float(spec.band_tol), device_zeros((n, words), np.uint32), out["hist"], out["distinct"],
-            out["band_values"], out["band_count"], out["band_distinct"], overflow)
+        settings = ReduceSettings(int(s), lo, hi, spec.bins / (hi - lo), int(spec.levels), float(spec.scale),
+                                  to_device(pairs), float(spec.band_tol))
+        _reduce_kernel()[blocks, THREADS_PER_BLOCK](records, settings, device_zeros((n, words), np.uint32), out,
+                                                    overflow)
         cuda.synchronize()
-    host = {key: to_host(value) for key, value in out.items()}
+    host = {key: to_host(value) for key, value in out._asdict().items()}
     redo = np.flatnonzero(to_host(overflow))
     if redo.size:
         for key, value in reduce_points(point_series(records, s, redo), spec).items():
@@ -167,12 +199,14 @@ def point_series(records, s: int, points) -> np.ndarray:
 
 
 class ReducingBackend:
-    """A CUDA ``run_batch`` (CPU signature) that reduces on the device, for
+    """A CUDA kernel, ``kernel(batch) -> output`` like :func:`meanfield.kernels.cuda.run_batch`, that reduces on
+    the device, for
     :func:`meanfield.simulate.simulate_batch` ``backend=``.
 
     After each call, ``reduced`` holds :func:`meanfield.analysis.reductions.reduce_points` of ``observable`` (over all
     recorded rows) and the records returned to the host are only the LAST ``tail`` rows (0: none), so
-    ``result.records[name]`` is (n, tail, M). Everything else is the CPU kernel's return.
+    ``result.records[name]`` is (n, tail, M). Everything else is the CPU kernel's
+    :class:`~meanfield.model.layout.BatchOutput`.
     """
 
     def __init__(self, spec, tail: int = 0, dtype="float64"):
@@ -182,15 +216,13 @@ class ReducingBackend:
         self.dtype = check_dtype(dtype)
         self.reduced = None
 
-    def __call__(self, coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
-                 selection, n_exponents, qr_every, n_blocks):
-        out = run_batch_device(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient,
-                               record_every, selection, n_exponents, qr_every, n_blocks, self.dtype)
+    def __call__(self, batch: Batch) -> BatchOutput:
+        out = run_batch_device(batch, self.dtype)
         code = OBSERVABLES.index(self.spec.observable)
-        codes = list(np.asarray(selection))
+        codes = list(np.asarray(batch.selection))
         if code not in codes:
             raise ValueError(f"reductions.observable = {self.spec.observable!r} must be recorded")
-        records = out["records"]
+        records = out.records
         self.reduced = reduce_points_device(records, self.spec, codes.index(code))
         rows = records.shape[0]
         return host_results(out, records[rows - min(self.tail, rows):])

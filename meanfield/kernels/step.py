@@ -6,12 +6,13 @@ One file on purpose: the functions call each other, and numba's on-disk cache is
 file a function is defined in.
 
 :func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for
-CUDA) and the model's dimensions, and returns the compiled functions. Every function takes arrays in and
-writes arrays out: no allocation, no Python objects. Every per-point array carries the points on its LAST
-axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of window slot ``slot`` of
-``lane``. The loops over lanes are innermost, each around a few operations of one point, and the model's
-dimensions L, M, J are compile-time constants (the loops over them unroll), so LLVM turns every lane loop
-into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic
+CUDA) and the model's dimensions, and returns the compiled functions. Every function takes arrays, or named
+tuples of arrays (the records of :mod:`meanfield.model.layout`, docs/model.md §3.4), in and writes arrays out:
+no allocation (but ``new_scratch``, the one allocator of both backends' scratch), no Python objects. Every
+per-point array carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]``
+is feature a of window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few
+operations of one point, and the model's dimensions L, M, J are compile-time constants (the loops over them
+unroll), so LLVM turns every lane loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic
 never reads another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md
 §3.3); on the GPU the same functions run with one lane.
 
@@ -359,115 +360,191 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
         final_depth[lane] = depth[lane]
 
     @jit
-    def run_tile(coef, signs, w_pe, params, pe0, att_ring, depth, ctrl, controlled, steps, transient,
-                 record_every, selection, qr_every, pe_terms, h, fields, semantic_o, v_ring, k_ring, p, att_new,
-                 dv_ring, dk_ring, dq, grad, tangent, new_row, softmax, largest, qr_work, records, block_sums, stats,
-                 final_att, final_depth, final_ctrl):
-        """Iterate the lanes of a tile for ``steps`` steps (docs/model.md §3), recording after ``transient``.
-
-        Inputs (lanes last): ``att_ring`` (L, M) the start windows in logical order (the first ``depth[lane]``
-        rows valid, the others zero), ``ctrl`` (CTRL_ROWS, M) the controller [r, I, e_prev] in its first
-        rows, ``controlled`` whether this tile runs the PID loop; the rest up to ``qr_work`` (L·M + 2M + 1) is scratch.
-        Outputs: records[(t - transient) // record_every, n] for the observables ``selection[n]``; with
-        k = ``tangent.shape[0]`` > 0 the k leading Lyapunov exponents (tangent vectors from Q = I at
-        t = transient): log|R_jj| of a QR every ``qr_every`` steps and at block ends summed into
-        ``block_sums[block, j]``; ``stats`` [max_t |I_t|, the step at which the loop diverged or -1]; the
-        final window (logical order), depth and controller in ``final_att``, ``final_depth``, ``final_ctrl``.
-
-        A diverged lane is frozen there: its final state is the last one within the bound, its remaining
-        records and its block sums are NaN (so classification says ``divergent``). It keeps being iterated
-        with its tile (its values are ignored); the tile stops when every lane has diverged.
-        """
+    def start_tile(shared, tile, scratch, out):
+        """Set up a tile before its first step: control statistics [0, -1], the PE terms of the start window,
+        the value/key rings zeroed (rows beyond a lane's depth are read with weight 0: keep them finite) and
+        filled with the tokens already in the start window, with their Jacobians when exponents are asked for
+        (row 0 is redone at t = 0)."""
+        coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
+        stats = out.stats
         n_lanes = att_ring.shape[2]
-        n_vec = tangent.shape[0]
-        n_saved = steps - transient
-        n_blocks = block_sums.shape[0]
-        raw = ctrl[C_RAW] if controlled else att_new
         for lane in range(n_lanes):
             stats[0, lane] = 0.0
             stats[1, lane] = -1.0
-        n_alive = n_lanes
-        positional_terms(w_pe, params, pe0, pe_terms)
-        for d in range(L):                # rows beyond a lane's depth are read with weight 0: keep them finite
+        positional_terms(shared.w_pe, params, tile.pe0, scratch.pe_terms)
+        for d in range(L):
             for a in range(M):
                 for lane in range(n_lanes):
-                    v_ring[d, a, lane] = 0.0
-                    k_ring[d, a, lane] = 0.0
-        # value/key rows (and their Jacobians) of the tokens already in the start window; row 0 is redone at t = 0
+                    scratch.v_ring[d, a, lane] = 0.0
+                    scratch.k_ring[d, a, lane] = 0.0
         for d in range(1, L):
-            token_fields(coef, signs, params, att_ring, d, pe_terms, h, fields, semantic_o)
-            store_token(fields, v_ring, k_ring, d)
-            if n_vec > 0:
-                token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
-                token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
-        head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
-        for t in range(steps):
-            # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
-            token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o)
-            store_token(fields, v_ring, k_ring, head)
-            attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new)
-            saved = t - transient
-            if controlled:
-                control_step(params, att_ring, head, att_new, ctrl, largest)
+            token_fields(coef, signs, params, att_ring, d, scratch.pe_terms, scratch.h, scratch.fields,
+                         scratch.semantic_o)
+            store_token(scratch.fields, scratch.v_ring, scratch.k_ring, d)
+            if out.block_sums.shape[1] > 0:
+                token_jacobian(coef, F_V, signs, params, scratch.h, scratch.dv_ring, d)
+                token_jacobian(coef, F_K, signs, params, scratch.h, scratch.dk_ring, d)
+
+    @jit
+    def freeze_diverged(t, tile, scratch, out, head, n_alive):
+        """The PID step of step ``t`` (docs/model.md §5.1) and the divergence freeze (§5.3): a lane whose loop
+        passed the bound gets its divergence step in ``stats[1]``, its state saved as it was and its block sums
+        NaN; the others update max |I_t|. Returns the number of lanes still alive."""
+        control_step(tile.params, tile.att, head, scratch.att_new, tile.ctrl, scratch.largest)
+        stats, largest, block_sums = out.stats, scratch.largest, out.block_sums
+        for lane in range(stats.shape[1]):
+            if stats[1, lane] >= 0.0:
+                continue
+            if largest[lane] < 0.0:
+                stats[1, lane] = t
+                n_alive -= 1
+                save_state(tile.att, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl,
+                           lane)
+                for block in range(block_sums.shape[0]):
+                    for j in range(block_sums.shape[1]):
+                        block_sums[block, j, lane] = math.nan
+            else:
+                stats[0, lane] = max(stats[0, lane], largest[lane])
+        return n_alive
+
+    @jit
+    def blank_records(records, first_row):
+        """NaN in every record row from ``first_row`` on (every lane of the tile has diverged)."""
+        for row in range(first_row, records.shape[0]):
+            for n in range(records.shape[1]):
+                for a in range(M):
+                    for lane in range(records.shape[3]):
+                        records[row, n, a, lane] = math.nan
+
+    @jit
+    def start_tangents(tangent, head):
+        """Q = I at t = transient (docs/model.md §4.2): vector j is the unit vector of window entry j
+        (logical row j // M, feature j % M, stored at ring slot ``slot_of(head, j // M)``), or of controller
+        coordinate j >= L·M."""
+        n_lanes = tangent.shape[2]
+        for j in range(tangent.shape[0]):
+            for s in range(tangent.shape[1]):
                 for lane in range(n_lanes):
-                    if stats[1, lane] >= 0.0:
-                        continue
-                    if largest[lane] < 0.0:
-                        stats[1, lane] = t
-                        n_alive -= 1
-                        save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane)
-                        for block in range(n_blocks):
-                            for j in range(n_vec):
-                                block_sums[block, j, lane] = math.nan
-                    else:
-                        stats[0, lane] = max(stats[0, lane], largest[lane])
+                    tangent[j, s, lane] = 0.0
+            for d in range(L):
+                for a in range(M):
+                    if d * M + a == j:
+                        for lane in range(n_lanes):
+                            tangent[j, slot_of(head, d) * M + a, lane] = 1.0
+            if j >= SIZE:
+                for lane in range(n_lanes):
+                    tangent[j, j, lane] = 1.0
+
+    @jit
+    def advance_tangents(shared, tile, scratch, block_sums, head, saved):
+        """One tangent step (docs/model.md §4): the query Jacobian, the attention gradient at the uncontrolled
+        output, the push of every vector (extended by the PID coordinates on a controlled tile, §5.2) and, every
+        ``qr_every`` steps and at block ends, the QR whose log|R_jj| go to ``block_sums[block]`` (§4.2)."""
+        params, ctrl, controlled = tile.params, tile.ctrl, tile.controlled
+        token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
+        raw = ctrl[C_RAW] if controlled else scratch.att_new
+        attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
+                           scratch.dq, head, scratch.p, raw, scratch.grad)
+        tangent = scratch.tangent
+        tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
+        n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
+        block = saved * n_blocks // n_saved
+        if (saved + 1) % shared.qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
+            if controlled:
+                orthonormalize_controlled(tangent, block_sums[block], scratch.qr_work)
+            else:
+                orthonormalize_window(tangent, block_sums[block], scratch.qr_work)
+
+    @jit
+    def push_row(att_ring, depth, att_new, head):
+        """The new output becomes the window's newest row (ring slot ``head - 1``, wrapping) and every lane's
+        depth grows up to L; returns the new head."""
+        head = head - 1 if head > 0 else L - 1
+        for lane in range(att_ring.shape[2]):
+            for a in range(M):
+                att_ring[head, a, lane] = att_new[a, lane]
+            depth[lane] = min(depth[lane] + 1, L)
+        return head
+
+    @jit
+    def run_tile(shared, tile, scratch, out):
+        """Iterate the lanes of a tile for ``shared.steps`` steps (docs/model.md §3), recording after
+        ``shared.transient``. The arguments are the records of :mod:`meanfield.model.layout`: ``shared``
+        (:class:`~meanfield.model.layout.BatchShared`), ``tile`` (:class:`~meanfield.model.layout.TileInput`, the
+        tile's start, iterated in place), ``scratch`` (:class:`~meanfield.model.layout.TileScratch`, from
+        ``new_scratch``) and ``out`` (:class:`~meanfield.model.layout.TileOutput`): records[(t - transient) //
+        record_every, n] for the observables ``selection[n]``; with k = ``block_sums.shape[1]`` > 0 the k
+        leading Lyapunov exponents (tangent vectors from Q = I at t = transient): log|R_jj| of a QR every
+        ``qr_every`` steps and at block ends summed into ``block_sums[block, j]``; ``stats`` [max_t |I_t|, the
+        step at which the loop diverged or -1]; the final window (logical order), depth and controller.
+
+        A diverged lane is frozen there (:func:`freeze_diverged`): its final state is the last one within the
+        bound, its remaining records and its block sums are NaN (so classification says ``divergent``). It
+        keeps being iterated with its tile (its values are ignored); the tile stops when every lane has
+        diverged.
+        """
+        coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
+        transient, record_every = shared.transient, shared.record_every
+        records, stats = out.records, out.stats
+        h, fields, semantic_o, att_new = scratch.h, scratch.fields, scratch.semantic_o, scratch.att_new
+        n_vec = out.block_sums.shape[1]
+        n_alive = att_ring.shape[2]
+        start_tile(shared, tile, scratch, out)
+        head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
+        for t in range(shared.steps):
+            # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
+            token_fields(coef, signs, params, att_ring, head, scratch.pe_terms, h, fields, semantic_o)
+            store_token(fields, scratch.v_ring, scratch.k_ring, head)
+            attend(params, fields, scratch.v_ring, scratch.k_ring, head, tile.depth, scratch.p, scratch.softmax,
+                   att_new)
+            saved = t - transient
+            if tile.controlled:
+                n_alive = freeze_diverged(t, tile, scratch, out, head, n_alive)
                 if n_alive == 0:
-                    for row in range((max(saved, 0) + record_every - 1) // record_every, records.shape[0]):
-                        for n in range(records.shape[1]):
-                            for a in range(M):
-                                for lane in range(n_lanes):
-                                    records[row, n, a, lane] = math.nan
+                    blank_records(records, (max(saved, 0) + record_every - 1) // record_every)
                     break
             if saved >= 0 and saved % record_every == 0:
-                record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
+                record(shared.selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
             if n_vec > 0 and saved >= -L:
                 # the rows in the window when tangent dynamics start need their token Jacobians
-                token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
-                token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
+                token_jacobian(coef, F_V, signs, params, h, scratch.dv_ring, head)
+                token_jacobian(coef, F_K, signs, params, h, scratch.dk_ring, head)
             if n_vec > 0 and saved >= 0:
                 if saved == 0:
-                    for j in range(n_vec):
-                        for s in range(tangent.shape[1]):
-                            for lane in range(n_lanes):
-                                tangent[j, s, lane] = 0.0
-                        for d in range(L):
-                            for a in range(M):
-                                if d * M + a == j:
-                                    for lane in range(n_lanes):
-                                        tangent[j, slot_of(head, d) * M + a, lane] = 1.0
-                        if j >= SIZE:
-                            for lane in range(n_lanes):
-                                tangent[j, j, lane] = 1.0
-                token_jacobian(coef, F_Q, signs, params, h, dq, 0)
-                attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, raw, grad)
-                tangent_push(grad, tangent, head, new_row, params, ctrl, controlled)
-                block = saved * n_blocks // n_saved
-                if (saved + 1) % qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
-                    if controlled:
-                        orthonormalize_controlled(tangent, block_sums[block], qr_work)
-                    else:
-                        orthonormalize_window(tangent, block_sums[block], qr_work)
-            head = head - 1 if head > 0 else L - 1
-            for lane in range(n_lanes):
-                for a in range(M):
-                    att_ring[head, a, lane] = att_new[a, lane]
-                depth[lane] = min(depth[lane] + 1, L)
-        for lane in range(n_lanes):
+                    start_tangents(scratch.tangent, head)
+                advance_tangents(shared, tile, scratch, out.block_sums, head, saved)
+            head = push_row(att_ring, tile.depth, att_new, head)
+        for lane in range(att_ring.shape[2]):
             if stats[1, lane] < 0.0:
-                save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane)
+                save_state(att_ring, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl,
+                           lane)
+
+    def scratch_allocator(array, dtype, allocator_jit):
+        """``new_scratch(lanes, vectors)``: the :class:`~meanfield.model.layout.TileScratch` of a tile of
+        ``lanes`` lanes and ``vectors`` tangent vectors, every array made by ``array(shape, dtype)`` and the
+        function compiled with ``allocator_jit``: ``numpy.empty`` on the CPU; on CUDA a per-thread local array,
+        whose shape must be a compile-time constant, so there ``new_scratch`` is inlined (numba IR) into a
+        caller that passes literal sizes. Tangent vectors have L·M + 2M entries whether or not the tile is
+        controlled (the window's L·M come first), and ``run_tile`` takes the number of exponents from the
+        output's block sums: a batch without exponents allocates 1 vector (a GPU rejects empty local arrays)."""
+        QR_ROWS = SIZE_CONTROLLED + 1           # a constant, not an expression: CUDA needs literal shapes
+
+        @allocator_jit
+        def new_scratch(lanes, vectors):
+            return layout.TileScratch(
+                array((4, L, M, lanes), dtype), array((J, lanes), dtype), array((4, M, lanes), dtype),
+                array((M, lanes), dtype), array((L, M, lanes), dtype), array((L, M, lanes), dtype),
+                array((L, lanes), dtype), array((M, lanes), dtype), array((L, M, M, lanes), dtype),
+                array((L, M, M, lanes), dtype), array((1, M, M, lanes), dtype), array((L, M, M, lanes), dtype),
+                array((vectors, SIZE_CONTROLLED, lanes), dtype), array((M, lanes), dtype), array((2, lanes), dtype),
+                array((lanes,), dtype), array((QR_ROWS, lanes), dtype))
+
+        return new_scratch
 
     return dict(positional_terms=positional_terms, token_fields=token_fields, store_token=store_token,
                 attend=attend, token_jacobian=token_jacobian, attention_gradient=attention_gradient,
                 tangent_push=tangent_push, control_step=control_step, orthonormalize_window=orthonormalize_window,
-                orthonormalize_controlled=orthonormalize_controlled,
-                record=record, run_tile=run_tile)
+                orthonormalize_controlled=orthonormalize_controlled, record=record, start_tile=start_tile,
+                freeze_diverged=freeze_diverged, blank_records=blank_records, start_tangents=start_tangents,
+                advance_tangents=advance_tangents, push_row=push_row, run_tile=run_tile,
+                scratch_allocator=scratch_allocator)

@@ -2,9 +2,14 @@
 of the controller state and the codes of observables and features are defined (docs/model.md §3.4).
 
 :mod:`meanfield.kernels` reads these indices (never integer literals of its own), and everything that builds
-kernel input goes through :func:`map_tables`, :func:`batch_parameters` and :func:`control_start`.
+kernel input goes through :func:`map_tables`, :func:`batch_parameters` and :func:`control_start`. The kernels'
+interface is named too: a backend is called ``kernel(batch) -> output`` with a :class:`Batch` and returns a
+:class:`BatchOutput`; the compiled tile loop takes :class:`BatchShared`, :class:`TileInput`, :class:`TileScratch`
+and :class:`TileOutput`.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -150,3 +155,137 @@ def control_start(params: np.ndarray, att0: np.ndarray, starts=None) -> np.ndarr
 def point_parameters(model: ModelSpec) -> np.ndarray:
     """:func:`batch_parameters` of a single point, shape (len(PARAMETER_LAYOUT),)."""
     return batch_parameters(model)[0]
+
+
+class Batch(NamedTuple):
+    """The input of a batch kernel, ``kernel(batch) -> BatchOutput`` (docs/model.md §3.4): what every backend
+    (:func:`meanfield.kernels.cpu.run_batch`, :func:`meanfield.kernels.cuda.run_batch`, ...) iterates.
+
+    ``coef``, ``signs``, ``w_pe`` the tables shared by the batch (:func:`map_tables`); per point ``params``
+    (n, K) (:data:`PARAMETER_LAYOUT`), ``pe0`` (n, L, P) the start PE windows, ``att0`` (n, L, M) the start
+    windows (the first ``depth0[i]`` rows valid, the others zero) and ``ctrl0`` (n, 3, M) the controller start
+    [r, I_0, e_{-1}] (:func:`control_start`); iterations t = 0..steps-1, recorded from t = ``transient`` every
+    ``record_every`` for the observable codes ``selection``; ``n_exponents`` leading Lyapunov exponents, the
+    tangent vectors re-orthonormalised every ``qr_every`` steps, their log-norms summed over ``n_blocks`` blocks.
+    """
+
+    coef: np.ndarray
+    signs: np.ndarray
+    w_pe: np.ndarray
+    params: np.ndarray
+    pe0: np.ndarray
+    att0: np.ndarray
+    depth0: np.ndarray
+    ctrl0: np.ndarray
+    steps: int
+    transient: int
+    record_every: int
+    selection: np.ndarray
+    n_exponents: int
+    qr_every: int
+    n_blocks: int
+
+    @property
+    def n_points(self) -> int:
+        return self.att0.shape[0]
+
+    @property
+    def n_rows(self) -> int:
+        """Recorded rows per point: iterations transient, transient + record_every, ... < steps."""
+        return (self.steps - self.transient + self.record_every - 1) // self.record_every
+
+    def points(self, lo: int, hi: int) -> Batch:
+        """Points ``lo`` .. ``hi`` - 1 of the batch (every point is independent of the others)."""
+        return self._replace(params=self.params[lo:hi], pe0=self.pe0[lo:hi], att0=self.att0[lo:hi],
+                             depth0=self.depth0[lo:hi], ctrl0=self.ctrl0[lo:hi])
+
+
+class BatchOutput(NamedTuple):
+    """What a batch kernel returns, float64 host arrays with the point axis first: ``records`` (n, rows, n_sel,
+    M), ``final_att`` (n, L, M) the final windows in logical order, ``final_depth`` (n,), ``block_sums`` (n, B,
+    k) of log|R_jj| (docs/model.md §4.2), ``final_ctrl`` (n, 3, M) the final controller [r, I, e_prev] and
+    ``stats`` (n, 2) [max_t |I_t|, the step at which the loop diverged or -1] (docs/model.md §5)."""
+
+    records: np.ndarray
+    final_att: np.ndarray
+    final_depth: np.ndarray
+    block_sums: np.ndarray
+    final_ctrl: np.ndarray
+    stats: np.ndarray
+
+    @classmethod
+    def concatenate(cls, parts) -> BatchOutput:
+        """The outputs of consecutive pieces of one batch (:meth:`Batch.points`) as one output."""
+        parts = list(parts)
+        return parts[0] if len(parts) == 1 else cls(*(np.concatenate(arrays) for arrays in zip(*parts)))
+
+
+# The compiled tile loop's records (:func:`meanfield.kernels.step.build_steps`, ``run_tile``): arrays with the
+# lanes of a tile on their LAST axis; numba passes a named tuple of arrays and scalars as one argument.
+
+class BatchShared(NamedTuple):
+    """What every tile of a batch reads: the tables (:func:`map_tables`) and the run's lengths (:class:`Batch`)."""
+
+    coef: np.ndarray
+    signs: np.ndarray
+    w_pe: np.ndarray
+    steps: int
+    transient: int
+    record_every: int
+    selection: np.ndarray
+    qr_every: int
+
+
+class TileInput(NamedTuple):
+    """A tile's start, iterated in place: ``params`` (K, W), ``pe0`` (L, P, W), the window ``att`` (L, M, W)
+    in logical order (the first ``depth[lane]`` rows valid), ``depth`` (W,), the controller ``ctrl``
+    (CTRL_ROWS, M, W) [r, I, e_prev] in its first rows, and whether the tile runs the PID loop,
+    ``controlled`` (a tile is all controlled or all uncontrolled). The CPU backend holds every tile of a
+    batch in one TileInput with a leading tile axis."""
+
+    params: np.ndarray
+    pe0: np.ndarray
+    att: np.ndarray
+    depth: np.ndarray
+    ctrl: np.ndarray
+    controlled: bool
+
+
+class TileOutput(NamedTuple):
+    """What a tile writes: ``records`` (rows, n_sel, M, W), ``block_sums`` (B, k, W), ``stats`` (2, W), the
+    final window ``final_att`` (L, M, W), ``final_depth`` (W,) and controller ``final_ctrl`` (3, M, W) (the
+    meaning of each: :class:`BatchOutput`). The CPU backend holds every tile's in one TileOutput with a
+    leading tile axis (``records``: lanes of all tiles on the last axis)."""
+
+    records: np.ndarray
+    block_sums: np.ndarray
+    stats: np.ndarray
+    final_att: np.ndarray
+    final_depth: np.ndarray
+    final_ctrl: np.ndarray
+
+
+class TileScratch(NamedTuple):
+    """The tile loop's working arrays (W lanes, k tangent vectors), made by one allocator for both backends
+    (``new_scratch`` of :func:`meanfield.kernels.step.build_steps`): PE terms (4, L, M), tanh values h (J,),
+    mean fields (4, M), the semantic m^o (M,), value/key rings (L, M), attention weights p (L,), the new output
+    (M,), value/key/query Jacobians (L, M, M) / (1, M, M), the window gradient (L, M, M), tangent vectors
+    (k, L·M + 2M), a new tangent row (M,), softmax max/sum (2,), the largest |I| (), the QR work (L·M + 2M + 1)."""
+
+    pe_terms: np.ndarray
+    h: np.ndarray
+    fields: np.ndarray
+    semantic_o: np.ndarray
+    v_ring: np.ndarray
+    k_ring: np.ndarray
+    p: np.ndarray
+    att_new: np.ndarray
+    dv_ring: np.ndarray
+    dk_ring: np.ndarray
+    dq: np.ndarray
+    grad: np.ndarray
+    tangent: np.ndarray
+    new_row: np.ndarray
+    softmax: np.ndarray
+    largest: np.ndarray
+    qr_work: np.ndarray

@@ -23,14 +23,14 @@ def random_start(model: mf.ModelSpec, seed: int, depth: int | None = None) -> mf
     return mf.State(att=att, pe=pe)
 
 
-def kernel_args(model, parameters, start, steps, transient, n_exponents, record_every=1, n_blocks=4,
-                qr_every=1, selection=(0, 1, 2, 3, 4, 5)):
-    """The arguments of a backend ``run_batch`` as :func:`meanfield.simulate.simulate_batch` builds them."""
-    from meanfield.model.layout import batch_parameters, control_start, map_tables
+def kernel_batch(model, parameters, start, steps, transient, n_exponents, record_every=1, n_blocks=4,
+                 qr_every=1, selection=(0, 1, 2, 3, 4, 5)):
+    """The :class:`~meanfield.model.layout.Batch` a backend gets from :func:`meanfield.simulate.simulate_batch`."""
+    from meanfield.model.layout import Batch, batch_parameters, control_start, map_tables
     from meanfield.simulate import _start_arrays
     params = batch_parameters(model, parameters)
     att0, pe0, depth0 = _start_arrays(model, start, params.shape[0])[:3]
     ctrl0 = control_start(params, att0)
     coef, signs, w_pe = map_tables(model)
-    return (coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
-            np.asarray(selection, dtype=np.int64), n_exponents, qr_every, n_blocks)
+    return Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
+                 np.asarray(selection, dtype=np.int64), n_exponents, qr_every, n_blocks)

@@ -8,7 +8,7 @@ import pytest
 
 import meanfield as mf
 
-from .helpers import SIMULATOR, kernel_args, random_model, random_start
+from .helpers import SIMULATOR, kernel_batch, random_model, random_start
 
 pytestmark = [pytest.mark.cudasim,
               pytest.mark.skipif(not SIMULATOR, reason="needs NUMBA_ENABLE_CUDASIM=1 (separate process)")]
@@ -17,10 +17,10 @@ TOL = 1e-12
 OUTPUTS = ("records", "final", "depth", "block_sums", "ctrl", "stats")
 
 
-def compare(args, dtype="float64", tol=TOL):
+def compare(batch, dtype="float64", tol=TOL):
     from meanfield.kernels import cpu, cuda
-    expected = cpu.run_batch(*args)
-    got = cuda.run_batch(*args, dtype=dtype)
+    expected = cpu.run_batch(batch)
+    got = cuda.run_batch(batch, dtype=dtype)
     assert len(got) == len(expected)
     for name, e, g in zip(OUTPUTS, expected, got):
         assert g.shape == e.shape, name
@@ -33,7 +33,7 @@ def compare(args, dtype="float64", tol=TOL):
 def test_paper_config_matches_cpu(n_exponents):
     model = mf.presets.paper()
     beta = np.linspace(0.3, 3.0, 12)
-    compare(kernel_args(model, {"beta_o": beta}, None, steps=150, transient=20, n_exponents=n_exponents))
+    compare(kernel_batch(model, {"beta_o": beta}, None, steps=150, transient=20, n_exponents=n_exponents))
 
 
 @pytest.mark.parametrize("n_exponents", [0, 5])
@@ -43,7 +43,7 @@ def test_m4_model_matches_cpu(n_exponents):
     depth = 2 if n_exponents == 0 else model.context      # a partial window grows when no exponents are asked
     start = [random_start(model, seed, depth) for seed in range(6)]
     beta = np.linspace(0.8, 2.5, 6)
-    _, got = compare(kernel_args(model, {"beta_o": beta}, start, steps=120, transient=10,
+    _, got = compare(kernel_batch(model, {"beta_o": beta}, start, steps=120, transient=10,
                                  n_exponents=n_exponents, record_every=3, n_blocks=3, qr_every=2))
     assert np.all(got[2] == model.context)
 
@@ -52,7 +52,7 @@ def test_controlled_points_mixed_with_uncontrolled():
     """PID points have L·M + 2M tangent entries, the others L·M, in one launch."""
     model = mf.presets.paper()
     kp = np.array([0.0, 0.2, 0.0, 0.1])
-    compare(kernel_args(model, {"control.kp": kp, "control.ki": kp / 2}, None, steps=80, transient=10,
+    compare(kernel_batch(model, {"control.kp": kp, "control.ki": kp / 2}, None, steps=80, transient=10,
                         n_exponents=4))
 
 
@@ -71,10 +71,10 @@ def test_simulate_batch_backend_cuda_equals_cpu():
 
 def test_float32_runs_close_to_float64():
     from meanfield.kernels import cuda
-    args = kernel_args(mf.presets.paper(), {"beta_o": np.array([0.5, 1.0])}, None, steps=30, transient=5,
+    batch = kernel_batch(mf.presets.paper(), {"beta_o": np.array([0.5, 1.0])}, None, steps=30, transient=5,
                        n_exponents=2)
-    r64 = cuda.run_batch(*args)
-    r32 = cuda.run_batch(*args, dtype="float32")
+    r64 = cuda.run_batch(batch)
+    r32 = cuda.run_batch(batch, dtype="float32")
     assert r32[0].dtype == np.float64 and r32[3].dtype == np.float64
     np.testing.assert_allclose(r32[0], r64[0], atol=1e-4)
     assert np.all(np.isfinite(r32[3]))

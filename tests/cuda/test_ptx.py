@@ -46,21 +46,24 @@ def offline_compiler(monkeypatch):
     monkeypatch.delattr(paths.get_cuda_paths, "_cached_result", raising=False)
 
 
-def arrays(nt, dt, *dims):
-    return tuple(nt.Array(d if d is not None else dt, n, "C") for n, d in dims)
+def array(nt, dtype, ndim):
+    return nt.Array(dtype, ndim, "C")
 
 
 @pytest.mark.parametrize("dtype,n_exponents", [("float64", 0), ("float32", 12)])
 def test_batch_kernel_compiles_to_ptx(offline_compiler, dtype, n_exponents):
     cuda, nt = offline_compiler
     from meanfield.kernels.cuda import point_kernel
-    dt = getattr(nt, dtype)
+    from meanfield.model.layout import BatchShared, TileInput, TileOutput
+    dt, i64 = getattr(nt, dtype), nt.int64
     kernel = point_kernel.__wrapped__(4, 3, 4, n_exponents, dtype)     # not cached: a GPU-less process
-    i64 = nt.int64
-    sig = (arrays(nt, dt, (3, None), (2, None), (3, None), (2, None), (3, None), (3, None), (1, i64), (3, None),
-                  (2, None)) + (i64, i64, i64) + arrays(nt, dt, (1, i64)) + (i64,)
-           + arrays(nt, dt, (4, None), (3, nt.float64), (3, None)))
-    ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+    shared = nt.NamedTuple([array(nt, dt, 3), array(nt, dt, 2), array(nt, dt, 3), i64, i64, i64, array(nt, i64, 1),
+                            i64], BatchShared)
+    points = nt.NamedTuple([array(nt, dt, 2), array(nt, dt, 3), array(nt, dt, 3), array(nt, i64, 1),
+                            array(nt, dt, 3), array(nt, nt.boolean, 1)], TileInput)
+    out = nt.NamedTuple([array(nt, dt, 4), array(nt, nt.float64, 3), array(nt, dt, 2), array(nt, dt, 3),
+                         array(nt, i64, 1), array(nt, dt, 3)], TileOutput)
+    ptx, _ = cuda.compile_ptx(kernel.py_func, (shared, points, out), cc=(9, 0))
     assert ".entry" in ptx and "__local_depot" in ptx
 
 
@@ -70,8 +73,9 @@ def test_reduction_kernel_compiles_to_ptx(offline_compiler):
     kernel = cuda_reductions._reduce_kernel()
     cuda_reductions._kernels.clear()
     f8, i8, u4, i4 = nt.float64, nt.int64, nt.uint32, nt.int32
-    sig = (nt.Array(f8, 4, "A"), i8, f8, f8, f8, i8, f8, nt.Array(i8, 2, "C"), f8, nt.Array(u4, 2, "C"),
-           nt.Array(u4, 3, "C"), nt.Array(i4, 2, "C"), nt.Array(f8, 3, "C"), nt.Array(i8, 2, "C"),
-           nt.Array(i4, 2, "C"), nt.Array(i4, 1, "C"))
+    settings = nt.NamedTuple([i8, f8, f8, f8, i8, f8, nt.Array(i8, 2, "C"), f8], cuda_reductions.ReduceSettings)
+    out = nt.NamedTuple([nt.Array(u4, 3, "C"), nt.Array(i4, 2, "C"), nt.Array(f8, 3, "C"), nt.Array(i8, 2, "C"),
+                         nt.Array(i4, 2, "C")], cuda_reductions.Reductions)
+    sig = (nt.Array(f8, 4, "A"), settings, nt.Array(u4, 2, "C"), out, nt.Array(i4, 1, "C"))
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
     assert ".entry" in ptx

@@ -15,7 +15,7 @@ import pytest
 import meanfield as mf
 from meanfield.kernels import cpu
 
-from ..cuda.helpers import kernel_args, random_model, random_start
+from ..cuda.helpers import kernel_batch, random_model, random_start
 
 OUTPUTS = ("records", "final_att", "final_depth", "block_sums", "final_ctrl", "stats")
 
@@ -26,23 +26,24 @@ def batches():
     paper = mf.presets.paper()
     gains = np.array([0.0, 0.2, 0.0, 0.1, 50.0, 0.0, 300.0])
     m4 = random_model(seed=3)
-    return {"spectrum": kernel_args(paper, {"beta_o": np.linspace(0.05, 3.0, 13)}, None, steps=60, transient=10,
+    return {"spectrum": kernel_batch(paper, {"beta_o": np.linspace(0.05, 3.0, 13)}, None, steps=60, transient=10,
                                     n_exponents=12, n_blocks=3),
-            "pid": kernel_args(paper, {"control.kp": gains, "control.ki": gains / 2}, None, steps=60, transient=5,
+            "pid": kernel_batch(paper, {"control.kp": gains, "control.ki": gains / 2}, None, steps=60, transient=5,
                                n_exponents=4),
-            "partial": kernel_args(m4, {"beta_o": np.linspace(0.8, 2.5, 5)}, [random_start(m4, s, 2) for s in range(5)],
-                                   steps=30, transient=2, n_exponents=0, record_every=3)}
+            "partial": kernel_batch(m4, {"beta_o": np.linspace(0.8, 2.5, 5)},
+                                    [random_start(m4, s, 2) for s in range(5)], steps=30, transient=2, n_exponents=0,
+                                    record_every=3)}
 
 
 @pytest.mark.parametrize("name", ["spectrum", "pid", "partial"])
 def test_tile_width_padding_and_threads_do_not_change_a_bit(name):
     # width 1 runs every lane through the compiled loops' scalar remainder, 7 pads, 48 is one padded tile
-    args = batches()[name]
-    runs = [cpu.run_batch(*args, width=width) for width in (1, 7, 16, 48)]
+    batch = batches()[name]
+    runs = [cpu.run_batch(batch, width=width) for width in (1, 7, 16, 48)]
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        runs.append(cpu.run_batch(*args))
+        runs.append(cpu.run_batch(batch))
     finally:
         numba.set_num_threads(threads)
     for other in runs[1:]:
@@ -72,8 +73,8 @@ def test_lane_math_moves_the_fixtures_by_rounding_only(data):
     # float64 (docs/model.md §4.3) and move by O(1) under any change of rounding.
     for model, start in fixture_runs(data):
         full = start.att.shape[0] == model.context
-        args = kernel_args(model, {}, start, steps=25, transient=0, n_exponents=4 if full else 0, n_blocks=1)
-        lane, libm = cpu.run_batch(*args), cpu.run_batch(*args, math_library="libm")
+        batch = kernel_batch(model, {}, start, steps=25, transient=0, n_exponents=4 if full else 0, n_blocks=1)
+        lane, libm = cpu.run_batch(batch), cpu.run_batch(batch, math_library="libm")
         for label in ("records", "final_att", "final_ctrl"):
             i = OUTPUTS.index(label)
             np.testing.assert_allclose(lane[i], libm[i], rtol=0, atol=1e-13, err_msg=label)
@@ -87,10 +88,10 @@ CHILD = textwrap.dedent("""
     import numpy as np
     import meanfield as mf
     from meanfield.kernels import cpu
-    from tests.cuda.helpers import kernel_args
-    args = kernel_args(mf.presets.paper(), {"beta_o": np.linspace(0.5, 2.5, 4)}, None, steps=12, transient=6,
+    from tests.cuda.helpers import kernel_batch
+    batch = kernel_batch(mf.presets.paper(), {"beta_o": np.linspace(0.5, 2.5, 4)}, None, steps=12, transient=6,
                        n_exponents=12, n_blocks=1)
-    out = {lib: cpu.run_batch(*args, math_library=lib)[0].tobytes().hex() for lib in sys.argv[1].split(",")}
+    out = {lib: cpu.run_batch(batch, math_library=lib)[0].tobytes().hex() for lib in sys.argv[1].split(",")}
     packed = {}
     for name in ("token_fields", "attend", "attention_gradient", "tangent_push", "orthonormalize_window"):
         f = cpu.tile_kernels(4, 3, 4)[name]
