@@ -5,16 +5,16 @@ vectorised over the lanes) and for CUDA (:mod:`.cuda`: one point per thread, one
 One file on purpose: the functions call each other, and numba's on-disk cache is keyed on the content of the
 file a function is defined in.
 
-:func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for
-CUDA) and the model's dimensions, and returns the compiled functions. Every function takes arrays, or named
-tuples of arrays (the records of :mod:`meanfield.model.layout`, docs/model.md §3.4), in and writes arrays out:
-no allocation (but ``new_scratch``, the one allocator of both backends' scratch), no Python objects. Every
-per-point array carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]``
-is feature a of window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few
-operations of one point, and the model's dimensions L, M, J are compile-time constants (the loops over them
-unroll), so LLVM turns every lane loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic
-never reads another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md
-§3.3); on the GPU the same functions run with one lane.
+:func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for CUDA) and
+the model's dimensions, and returns the compiled functions. Every function takes arrays, or named tuples of arrays
+(the records of :mod:`meanfield.model.layout`, docs/model.md §3.4), in and writes arrays out: no allocation (but
+``new_scratch``, the one allocator of both backends' scratch), no Python objects. Every per-point array carries the
+points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of window slot
+``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point, and the model's
+dimensions L, M, J are compile-time constants (the loops over them unroll), so LLVM turns every lane loop into
+packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic never reads
+another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md §3.3); on the
+GPU the same functions run with one lane.
 
 Window layout (docs/model.md §3.3): the attention window, and the value/key rows of the tokens computed from
 it, live in ring buffers of L slots; logical row d (d = 0 newest) is slot ``(head + d) % L``, the same for
