@@ -11,6 +11,7 @@ import numpy as np
 
 from .errors import ConfigError
 from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
+from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from .model.spec import ModelSpec, require_int
 from .model.state import State
 from .progress import progress_bar
@@ -133,17 +134,6 @@ def _check_record(record) -> np.ndarray:
     return np.array([OBSERVABLES.index(r) for r in record], dtype=np.int64)
 
 
-def _check_exponents(lyapunov, model: ModelSpec, params: np.ndarray) -> int:
-    """Number of exponents: L·M for the map, L·M + 2M (window, integral, previous error) when a point is
-    PID-controlled (docs/model.md §5.2)."""
-    full = model.context * model.n_features + (2 * model.n_features if controlled(params).any() else 0)
-    if lyapunov is False or lyapunov is None:
-        return 0
-    if lyapunov is True:
-        return full
-    return require_int("lyapunov", lyapunov, 1, full)
-
-
 def _start_arrays(model: ModelSpec, start, n_points: int):
     """Broadcast the start (None = the model's checkpoint, a State, or a list of n States) to kernel arrays."""
     if start is None:
@@ -223,7 +213,9 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     start : None, State or list of States
         None = the model's checkpoint; token starts via :meth:`State.from_token`.
     lyapunov : bool or int
-        False, True (all L·M exponents) or k leading exponents. Needs a full window (D = L) at t = transient.
+        False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
+        a gain in ``parameters``) or the k leading exponents (:mod:`meanfield.model.run_rules`). Needs a full
+        window (D = L) at t = transient.
     record, record_every : observables to record and the decimation.
     qr_every : int, optional
         Re-orthonormalisation interval (default :data:`DEFAULT_QR_EVERY`); QR also runs at block ends.
@@ -235,23 +227,17 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         CPU batch then runs in :data:`PROGRESS_PIECES` pieces (identical results). Default: only for batches of
         at least :data:`PROGRESS_WORK` points × steps × (1 + exponents).
     """
-    steps = require_int("steps", steps, 1)
-    transient = require_int("transient", transient, 0)
-    if transient >= steps:
-        raise ConfigError(f"transient = {transient} is not allowed: must be < steps = {steps}")
+    steps, transient = check_lengths(steps, transient)
     selection = _check_record(record)
     record_every = require_int("record_every", record_every, 1)
     params = batch_parameters(model, parameters)
-    n_exponents = _check_exponents(lyapunov, model, params)
+    n_exponents = exponent_count(lyapunov, model, parameters or ())
     att0, pe0, depth0, starts = _start_arrays(model, start, params.shape[0])
     ctrl0 = control_start(params, att0, starts)
     n_saved = steps - transient
     qr_every = DEFAULT_QR_EVERY if qr_every is None else require_int("qr_every", qr_every, 1)
     n_blocks = min(DEFAULT_BLOCKS, n_saved) if n_blocks is None else require_int("n_blocks", n_blocks, 1, n_saved)
-    if n_exponents and np.any(depth0 + transient < model.context):
-        raise ConfigError(f"lyapunov: the window must be full (D = L = {model.context}) when exponents start at "
-                          f"t = transient = {transient}; start depth {int(depth0.min())} needs transient >= "
-                          f"{model.context - int(depth0.min())} (docs/model.md §4.2)")
+    check_full_window(n_exponents, depth0, transient, model.context)
     if isinstance(backend, str):
         _check_memory(params.shape[0] * (-(-n_saved // record_every)) * len(selection) * model.n_features * 8)
     kernel = _backend(backend)
@@ -300,13 +286,12 @@ def _check_memory(nbytes: int) -> None:
 def _backend(name):
     if callable(name):  # a kernel(batch) -> BatchOutput, e.g. meanfield.kernels.cuda_reductions.ReducingBackend
         return name
-    if name == "cpu":
+    device, dtype = parse_backend(name)
+    if device == "cpu":
         from .kernels.cpu import run_batch
         return run_batch
-    if name in ("cuda", "cuda:float64", "cuda:float32"):
-        from .kernels.cuda import backend  # raises BackendError without CUDA, before compiling
-        return backend(name.partition(":")[2] or "float64")
-    raise ConfigError(f"backend = {name!r} is not allowed: available backends are ['cpu', 'cuda', 'cuda:float32']")
+    from .kernels.cuda import backend  # raises BackendError without CUDA, before compiling
+    return backend(dtype)
 
 
 def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, lyapunov=False,

@@ -107,17 +107,6 @@ def main(argv=None) -> int:
             handler.close()
 
 
-def parse_value(text: str):
-    """A ``--set`` value as a run file would hold it: an integer, a number, true/false, else the text."""
-    text = text.strip()
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
 def _join_negative_values(argv: list) -> list:
     """``--beta -inf`` -> ``--beta=-inf``: argparse takes a value that starts with ``-`` for an option unless it
     looks like a plain negative number, so ``-inf``, ``-nan`` or ``-1e-3`` after an option are joined to it
@@ -140,14 +129,23 @@ def _number(text: str) -> bool:
 
 
 def parse_overrides(pairs) -> dict:
-    """``--set key=value`` pairs -> dict of typed values (:func:`parse_value`; keys and types are checked by
-    the consumer, e.g. the preset)."""
+    """``--set key=value`` pairs -> {key: value}, the one grammar of every subcommand: the value is a TOML value
+    as a run file holds it (``41``, ``2.0``, ``inf``, ``true``, ``[0.5, 1.0]``, ``"paper"``), a bare word is
+    taken as a string, and a dotted key stays one key (its consumer, e.g. the run file or the preset, checks keys
+    and types)."""
+    import tomllib
     out = {}
     for pair in pairs or ():
-        key, sep, value = pair.partition("=")
-        if not sep:
+        key, sep, text = (part.strip() for part in pair.partition("="))
+        if not sep or not key:
             raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set beta_att=2.2")
-        out[key.strip()] = parse_value(value)
+        try:
+            out[key] = tomllib.loads(f"value = {text}")["value"]
+        except tomllib.TOMLDecodeError:
+            if not text.replace("_", "").replace("-", "").isalnum():
+                raise ConfigError(f"--set {key} = {text!r} is not allowed: must be a TOML value (a number, true, "
+                                  "false, a list [..] or a quoted string)") from None
+            out[key] = text
     return out
 
 

@@ -36,7 +36,7 @@ def _thresholds(overrides):
         raise ConfigError(f"--set {unknown[0]} is not allowed: thresholds are {sorted(fields)}")
     values = {}
     for key, value in overrides.items():
-        if isinstance(value, (bool, str)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"--set {key} = {value!r} is not allowed: must be a number")
         if "int" in str(fields[key].type):
             if value != int(value):

@@ -40,27 +40,6 @@ def register(sub, parents):
     p.set_defaults(run=run)
 
 
-def parse_run_overrides(pairs) -> dict:
-    """``--set key=value`` pairs -> {dotted key: value}; values are TOML values (``41``, ``2.0``, ``true``,
-    ``[0.5, 1.0]``, ``"paper"``), and a bare word is taken as a string."""
-    import tomllib
-
-    from ..errors import ConfigError
-    out = {}
-    for pair in pairs:
-        key, sep, text = (part.strip() for part in pair.partition("="))
-        if not sep or not key:
-            raise ConfigError(f"--set {pair!r} is not allowed: use key=value, e.g. --set grid.beta_o.num=41")
-        try:
-            out[key] = tomllib.loads(f"value = {text}")["value"]
-        except tomllib.TOMLDecodeError:
-            if not text.replace("_", "").replace("-", "").isalnum():
-                raise ConfigError(f"--set {key} = {text!r} is not allowed: must be a TOML value (a number, true, "
-                                  "false, a list [..] or a quoted string)") from None
-            out[key] = text
-    return out
-
-
 def _dry_run(args, spec, output, workers) -> None:
     from ..errors import BackendError, StoreError
     from ..sweeps.execute.estimate import duration, seconds_per_point, size
@@ -90,9 +69,10 @@ def _dry_run(args, spec, output, workers) -> None:
         except BackendError as exc:
             report(args, f"  time: not estimated ({exc})")
         else:
+            chunk = min(spec.chunk, spec.n_points)
             report(args, f"  time: {duration(per_point * todo / workers)} on {workers} worker(s) ({per_point:.2g} s "
-                         f"per point on one idle core of this machine, measured on a chunk of {min(spec.chunk, spec.n_points)} "
-                         "points as the sweep runs it; excludes worker start-up and compilation)")
+                         f"per point on one idle core of this machine, measured on a chunk of {chunk} points as the "
+                         "sweep runs it; excludes worker start-up and compilation)")
     report(args, "dry run: nothing was computed or written")
 
 
@@ -103,8 +83,8 @@ def run(args):
     from ..sweeps.spec.runfile import load_run
     from ..sweeps.spec.where import where_to_compute
     from ..sweeps.store import check_output
-    from . import progress_enabled, report
-    spec = load_run(args.run_file, **parse_run_overrides(args.overrides))
+    from . import parse_overrides, progress_enabled, report
+    spec = load_run(args.run_file, **parse_overrides(args.overrides))
     if args.runner and args.workers:
         raise ConfigError(f"--workers {args.workers} is not allowed with --runner slurm: the allocation's tasks "
                           "are the workers (srun -n K gives K - 2)")

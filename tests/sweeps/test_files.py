@@ -38,7 +38,7 @@ def check_cf(ds) -> None:
 
 def test_a_sweep_file_reads_with_plain_xarray(local_client, tmp_path):
     out = tmp_path / "tiny.h5"
-    mf.sweep(tiny_text(num=4, lyapunov=0, extra=""), out, client=local_client, progress=False)
+    mf.sweep(tiny_text(num=4, lyapunov="false", extra=""), out, client=local_client, progress=False)
     with xarray.open_dataset(out, engine="h5netcdf") as ds:
         check_cf(ds)
         assert ds.evidence_key.values.tolist() == list(EVIDENCE)

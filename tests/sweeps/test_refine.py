@@ -69,7 +69,7 @@ def test_cli_refine_prints_the_table_and_marks_the_figure(swept, tmp_path):
 
 
 def test_refinement_needs_a_one_dimensional_complete_sweep(tmp_path):
-    two_d = tiny_text(num=2, steps=400, transient=200, lyapunov=0, chunk=2).replace(
+    two_d = tiny_text(num=2, steps=400, transient=200, lyapunov="false", chunk=2).replace(
         "[grid]\n", "[grid]\nbeta_att = [2.0, 2.2]\n")
     path = tmp_path / "2d.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:

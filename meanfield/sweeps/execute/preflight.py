@@ -54,7 +54,7 @@ def task_nbytes(run: RunSpec) -> int:
         per_point = (run.finite.replicas + 2) * run.steps * len(OBSERVABLES) * model.n_features
     else:
         rows = math.ceil((run.steps - run.transient) / run.record.every)
-        if run.backend.startswith("cuda"):     # reduced on the device; a tail comes back
+        if run.device == "cuda":               # reduced on the device; a tail comes back
             rows = min(rows, max(run.record.tail, GPU_CLASSIFY_ROWS))
         per_point = rows * len(run.recorded) * model.n_features
     return 8 * run.chunk * per_point
@@ -77,7 +77,7 @@ def check_sweep(run: RunSpec, out, where: Where) -> str:
     check_cluster_table(where)
     if where.kind == "scheduler":
         check_scheduler(where.scheduler)
-    if where.kind == "local" and run.backend.startswith("cuda"):
+    if where.kind == "local" and run.device == "cuda":
         from ...kernels.cuda import require_cuda
         require_cuda()                         # BackendError without a GPU, before anything starts
     memory = _worker_memory(where)
@@ -95,7 +95,7 @@ def check_sweep(run: RunSpec, out, where: Where) -> str:
 def check_workers(client, run: RunSpec) -> None:
     """A CUDA run needs a GPU on every worker connected to an external cluster (they may differ from this
     machine); BackendError from the first worker without one."""
-    if run.backend.startswith("cuda"):
+    if run.device == "cuda":
         client.run(_require_gpu)
 
 

@@ -125,11 +125,11 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
         out.update(pre_att=pre.final_att, pre_pe=pre.final_pe, pre_depth=pre.final_depth)
         start = [pre.final_state(i) for i in range(len(indices))]
     backend, reducer = run.backend, None
-    if backend.startswith("cuda"):
+    if run.device == "cuda":
         # reductions on the device; only a tail (for the tails stored and the classification) comes back
         from ...kernels.cuda_reductions import ReducingBackend
         backend = reducer = ReducingBackend(run.reductions, tail=max(run.record.tail, GPU_CLASSIFY_ROWS),
-                                            dtype=run.backend.partition(":")[2] or "float64")
+                                            dtype=run.dtype)
     result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,
                             lyapunov=run.lyapunov or False, record=run.recorded, record_every=run.record.every,
                             backend=backend, progress=False)

@@ -110,27 +110,27 @@ def parse_cluster(table) -> ClusterSpec:
     """Validate a ``[cluster]`` table (see the module docstring) into a :class:`ClusterSpec`."""
     from dask.utils import parse_bytes
     check_keys(table, CLUSTER_KEYS, "cluster")
-    kind = table.get("kind", "local")
+    kind = table.get("kind", ClusterSpec.kind)
     if kind not in ("local", "slurm"):
         raise ConfigError(f"cluster.kind = {kind!r} is not allowed: choose 'local' or 'slurm'")
     if kind == "slurm" and "workers" in table:
         raise ConfigError(f"cluster.workers = {table['workers']!r} is not allowed with kind = 'slurm': set jobs "
                           "(SLURM jobs kept running) and processes (worker processes per job)")
     workers = None if "workers" not in table else require_int("cluster.workers", table["workers"], 1)
-    jobs = require_int("cluster.jobs", table.get("jobs", 1), 1)
+    jobs = require_int("cluster.jobs", table.get("jobs", ClusterSpec.jobs), 1)
     max_jobs = require_int("cluster.max_jobs", table.get("max_jobs", jobs), jobs)
-    cores = require_int("cluster.cores", table.get("cores", 1), 1)
+    cores = require_int("cluster.cores", table.get("cores", ClusterSpec.cores), 1)
     processes = require_int("cluster.processes", table.get("processes", cores), 1, cores)
     if cores % processes:
         raise ConfigError(f"cluster.processes = {processes} is not allowed: must divide cores = {cores} (each "
                           "worker process gets cores / processes threads)")
-    memory = _text("memory", table.get("memory", "4GB"), "a size such as '4GB' (per job)")
+    memory = _text("memory", table.get("memory", ClusterSpec.memory), "a size such as '4GB' (per job)")
     try:
         parse_bytes(memory)
     except ValueError:
         raise ConfigError(f"cluster.memory = {memory!r} is not allowed: must be a size such as '4GB' (per job)") \
             from None
-    walltime = parse_duration("walltime", table.get("walltime", "01:00:00"))
+    walltime = parse_duration("walltime", table["walltime"]) if "walltime" in table else ClusterSpec.walltime
     lifetime, stagger = default_lifetime(walltime)
     if "lifetime" in table:
         lifetime = parse_duration("lifetime", table["lifetime"])
@@ -154,7 +154,7 @@ def parse_cluster(table) -> ClusterSpec:
     return ClusterSpec(
         kind=kind, workers=workers, jobs=jobs, max_jobs=max_jobs, cores=cores, processes=processes, memory=memory,
         walltime=walltime, lifetime=lifetime, lifetime_stagger=stagger,
-        patience=parse_duration("patience", table.get("patience", "1h")),
+        patience=parse_duration("patience", table["patience"]) if "patience" in table else ClusterSpec.patience,
         job_extra=tuple(job_extra), scheduler_options=dict(options),
         **{key: _text(key, table[key]) for key in ("queue", "account", "interface", "local_directory",
                                                     "log_directory") if key in table})

@@ -1,13 +1,15 @@
-"""Run files: TOML descriptions of a parameter sweep, validated into a frozen :class:`RunSpec`.
-Everything is checked here (the tables by :mod:`.tables`), before any numba compilation, and a mistake is a
-:class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed.
+"""Run files: TOML descriptions of a parameter sweep, validated into a frozen :class:`RunSpec`, built once,
+complete. Everything is checked here (the tables by :mod:`.tables`; the run's length, exponent count and backend
+by :mod:`meanfield.model.run_rules`, as :func:`meanfield.simulate.simulate_batch` checks them; the grid axis by
+axis), before any numba compilation, and a mistake is a :class:`~meanfield.errors.ConfigError` naming the key,
+the value and what is allowed.
 
 A run file (see ``runs/*.toml``)::
 
     name = "paper_fig3_quick"
     steps = 20000                 # iterations t = 0 .. steps-1 (docs/model.md §3.2)
     transient = 10000             # recorded / exponents from t = transient on
-    lyapunov = true               # false, true (all L·M exponents) or k leading ones (docs/model.md §4)
+    lyapunov = true               # false, true (all: L·M, + 2M with a PID controller) or k leading ones (§4)
     chunk = 16                    # grid points per Dask task (results do not depend on it)
     backend = "cpu"
 
@@ -63,6 +65,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...model.layout import OBSERVABLES, batch_parameters
+from ...model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from ...model.spec import require_int
 from ...presets import preset, preset_keys
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
@@ -81,14 +84,13 @@ from .tables import (
     parse_continuation,
     parse_finite,
     parse_grid,
-    parse_lyapunov,
     parse_record,
     parse_reductions,
     parse_start,
 )
 
-#: Backend names of :func:`meanfield.simulate.simulate_batch`.
-BACKENDS = ("cpu", "cuda", "cuda:float64", "cuda:float32")
+#: The preset of a ``[model]`` table that names none.
+DEFAULT_PRESET = "paper"
 #: Keys that do not change any stored number: a resumed run may differ in these.
 NON_RESULT_KEYS = ("name", "chunk", "cluster")
 
@@ -97,11 +99,11 @@ NON_RESULT_KEYS = ("name", "chunk", "cluster")
 class RunSpec:
     """A validated sweep: the model, the grid, the iterations and what each point stores."""
 
-    name: str
     model_table: dict
     axes: tuple
     steps: int
     transient: int
+    name: str = "sweep"
     lyapunov: int = 0
     record: RecordSpec = field(default_factory=RecordSpec)
     reductions: ReductionSpec = field(default_factory=ReductionSpec)
@@ -125,10 +127,17 @@ class RunSpec:
         return {} if axis is None else {seed: self._build_model(seed) for seed in axis.values}
 
     def _build_model(self, seed=None):
-        table = dict(self.model_table)
-        if seed is not None:
-            table["seed"] = seed
-        return preset(table.pop("preset", "paper"), **table)
+        return build_model(self.model_table, seed)
+
+    @property
+    def device(self) -> str:
+        """Where the kernel runs, ``"cpu"`` or ``"cuda"`` (:func:`meanfield.model.run_rules.parse_backend`)."""
+        return parse_backend(self.backend)[0]
+
+    @property
+    def dtype(self) -> str:
+        """The kernel's floating-point type, ``"float64"`` or ``"float32"`` (``cuda:float32``)."""
+        return parse_backend(self.backend)[1]
 
     @cached_property
     def cluster_spec(self) -> ClusterSpec:
@@ -229,7 +238,8 @@ def stored_run(data: dict) -> RunSpec:
 
 def _to_file_form(data: dict) -> dict:
     """Turn :meth:`RunSpec.to_dict` back into the run-file layout accepted by :func:`from_dict`."""
-    out = {k: data[k] for k in ("name", "steps", "transient", "lyapunov", "chunk", "backend")}
+    out = {k: data[k] for k in ("name", "steps", "transient", "chunk", "backend")}
+    out["lyapunov"] = data["lyapunov"] or False       # stored as a count, 0 for none
     out["model"] = dict(data["model_table"])
     out["grid"] = {name: list(values) for name, values in data["axes"]}
     for key in ("record", "reductions", "start", "continuation"):
@@ -244,51 +254,66 @@ def _to_file_form(data: dict) -> dict:
     return out
 
 
+def build_model(model_table: dict, seed=None):
+    """The :class:`~meanfield.model.spec.ModelSpec` of a ``[model]`` table (preset and overrides), for weight
+    realisation ``seed`` of a ``seed`` grid axis when given."""
+    table = dict(model_table)
+    if seed is not None:
+        table["seed"] = seed
+    return preset(table.pop("preset", DEFAULT_PRESET), **table)
+
+
+def _model_table(table) -> dict:
+    """The ``[model]`` table with its keys checked against the preset's and ``control.<gain>`` keys flat."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"model = {table!r} is not allowed: must be a table")
+    name = table.get("preset", DEFAULT_PRESET)
+    table = dict(check_keys(table, ("preset", "control") + preset_keys(name), f"model (preset = {name!r})"))
+    if isinstance(table.get("control"), dict):
+        table.update({f"control.{k}": v for k, v in table.pop("control").items()})
+    return table
+
+
+def check_axes(model, axes) -> None:
+    """Every value of every parameter axis is valid for ``model``, checked axis by axis with the other axes at
+    their first value (what :func:`~meanfield.model.layout.batch_parameters` checks is per value or per key), so
+    the kernel parameters of the whole grid are never built."""
+    varied = [a for a in axes if a.name not in MODEL_AXES]
+    for axis in varied:
+        n = len(axis.values)
+        batch_parameters(model, {a.name: a.array if a is axis else np.repeat(a.array[:1], n) for a in varied})
+
+
 def from_dict(data: dict, source: str = "") -> RunSpec:
-    """Validate a parsed run file (see the module docstring) into a :class:`RunSpec`."""
+    """Validate a parsed run file (see the module docstring) into a :class:`RunSpec`, built once, complete."""
     check_keys(data, TOP_KEYS, "run file")
     for key in ("steps", "transient", "grid"):
         if key not in data:
             raise ConfigError(f"run file: missing required key {key!r}")
-    model_table = data.get("model", {})
-    if not isinstance(model_table, dict):
-        raise ConfigError(f"model = {model_table!r} is not allowed: must be a table")
-    preset_name = model_table.get("preset", "paper")
-    model_table = dict(check_keys(model_table, ("preset", "control") + preset_keys(preset_name),
-                                  f"model (preset = {preset_name!r})"))
-    if isinstance(model_table.get("control"), dict):
-        model_table.update({f"control.{k}": v for k, v in model_table.pop("control").items()})
-    steps = require_int("steps", data["steps"], 1)
-    transient = require_int("transient", data["transient"], 0)
-    if transient >= steps:
-        raise ConfigError(f"transient = {transient} is not allowed: must be < steps = {steps}")
+    model_table = _model_table(data.get("model", {}))
+    steps, transient = check_lengths(data["steps"], data["transient"])
     axes = parse_grid(data["grid"])
-    run = RunSpec(
-        name=str(data.get("name", "sweep")), model_table=model_table, axes=axes, steps=steps, transient=transient,
-        record=parse_record(data.get("record", {})), start=parse_start(data.get("start", {})),
-        continuation=None if "continuation" not in data else parse_continuation(data["continuation"], axes),
-        chunk=require_int("chunk", data.get("chunk", 16), 1), backend=str(data.get("backend", "cpu")),
-        cluster=dict(check_keys(data.get("cluster", {}), CLUSTER_KEYS, "cluster")), source=source)
+    model = build_model(model_table)                      # the preset's name and overrides are checked here
+    parse_backend(data.get("backend", RunSpec.backend))   # a GPU is looked for on the workers, not here
+    checks = {"name": str, "chunk": lambda v: require_int("chunk", v, 1), "backend": str,
+              "lyapunov": lambda v: exponent_count(v, model, [a.name for a in axes]),
+              "record": parse_record, "start": parse_start,
+              "reductions": lambda v: parse_reductions(v, model.n_features),
+              "continuation": lambda v: parse_continuation(v, axes),
+              "cluster": lambda v: dict(check_keys(v, CLUSTER_KEYS, "cluster")),
+              "finite": lambda v: parse_finite(v, model)}
+    optional = {key: check(data[key]) for key, check in checks.items() if key in data}
+    run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
-    model = run.model                                    # preset name and overrides checked here
-    _check_model_axes(run, preset_name)
-    object.__setattr__(run, "reductions", parse_reductions(data.get("reductions", {}), model.n_features))
-    object.__setattr__(run, "lyapunov", parse_lyapunov(data.get("lyapunov", False), model))
-    if run.backend not in BACKENDS:     # a GPU is looked for on the workers, which may differ from the client
-        raise ConfigError(f"backend = {run.backend!r} is not allowed: available backends are {list(BACKENDS)}")
-    if "finite" in data:
+    _check_model_axes(run, model_table.get("preset", DEFAULT_PRESET))
+    check_axes(model, axes)
+    if run.finite is not None:
         _check_finite_run(run, data, model)
         check_points(run.n_points, " x ".join(str(n) for n in run.shape))
-    batch_parameters(model, run.parameters(np.arange(run.n_points)))   # axis values valid for the model
-    if run.finite is not None:
         return run                                       # the finite network starts from x0 = W^o[0]
     state = run.base_state(model)
-    depth = model.context if state is None else state.att.shape[0]
-    first = run.continuation.pre_steps if run.continuation else 0
-    if run.lyapunov and depth + transient + first < model.context:
-        raise ConfigError(f"lyapunov = {run.lyapunov}: the window must be full (L = {model.context}) when "
-                          f"exponents start; a start of depth {depth} needs transient >= {model.context - depth}"
-                          " (docs/model.md §4.2)")
+    check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
+                      model.context, run.continuation.pre_steps if run.continuation else 0)
     return run
 
 
@@ -303,13 +328,12 @@ def _check_model_axes(run: RunSpec, preset_name: str) -> None:
     if run.continuation is not None and run.continuation.axis == "seed":
         raise ConfigError("continuation.axis = 'seed' is not allowed: seeds are independent weight realisations; "
                           "continue along a parameter axis")
-    run.seed_models                                      # builds (and so checks) the model of every seed
+    for seed in run._seed_axis.values:
+        build_model(run.model_table, seed)
 
 
 def _check_finite_run(run: RunSpec, data: dict, model) -> None:
-    """Attach the [finite] table and refuse what does not apply to the finite network (docs/model.md §6.3)."""
-    finite = parse_finite(data["finite"], model)
-    object.__setattr__(run, "finite", finite)
+    """Refuse what does not apply to the finite network (docs/model.md §6.3)."""
     if run.lyapunov:
         raise ConfigError(f"lyapunov = {data.get('lyapunov')!r} is not allowed with [finite]: Lyapunov exponents "
                           "are not defined for the sampled network; set lyapunov = false")
@@ -318,10 +342,10 @@ def _check_finite_run(run: RunSpec, data: dict, model) -> None:
     if run.start.kind != "checkpoint":
         raise ConfigError(f"start = {data.get('start')!r} is not allowed with [finite]: the finite network "
                           "starts from x0 = W^o[0] and the mean field from the aligned start (docs/model.md §6.3)")
-    if run.backend != "cpu":
+    if run.device != "cpu":
         raise ConfigError(f"backend = {run.backend!r} is not allowed with [finite]: the finite network runs on "
                           "the CPU; use backend = 'cpu'")
-    need = model.context + 2 + finite.aligned_steps
+    need = model.context + 2 + run.finite.aligned_steps
     if run.steps < need:
         raise ConfigError(f"steps = {run.steps} is not allowed with [finite]: need steps >= L + 2 + "
                           f"finite.aligned_steps = {need}")
@@ -373,4 +397,4 @@ def load_run(source, **overrides) -> RunSpec:
     return from_dict(data, source=text)
 
 
-__all__ = ["RunSpec", "load_run", "from_dict", "stored_run", "BACKENDS"]
+__all__ = ["RunSpec", "load_run", "from_dict", "stored_run", "build_model"]

@@ -1,5 +1,6 @@
 """The tables of a run file (``[grid]``, ``[record]``, ``[reductions]``, ``[start]``, ``[continuation]``,
-``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each.
+``[finite]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each; a key left
+out takes the dataclass's default, the only place defaults are written (:func:`checked`).
 :mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.spec.runfile.RunSpec`. A mistake is a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed, raised before any
 compilation.
@@ -194,19 +195,30 @@ def check_points(n_points: int, shape: str) -> None:
                           "sweep; split the grid into several run files")
 
 
+def checked(cls, table, where: str, checks: dict):
+    """``cls(**values)`` from the keys ``table`` (a dict) gives, each value through ``checks[key]``; a key left
+    out takes the dataclass's default, the one place defaults are written."""
+    check_keys(table, tuple(checks), where)
+    return cls(**{key: checks[key](value) for key, value in table.items()})
+
+
 def _observable(key: str, value) -> str:
     if value not in OBSERVABLES:
         raise ConfigError(f"{key} = {value!r} is not allowed: choose from {list(OBSERVABLES)}")
     return value
 
 
+def _observables(value) -> tuple:
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, (list, tuple)):
+        raise ConfigError(f"record.observables = {value!r} is not allowed: must be a list of {list(OBSERVABLES)}")
+    return tuple(_observable("record.observables", o) for o in values)
+
+
 def parse_record(table) -> RecordSpec:
-    check_keys(table, ("observables", "tail", "every"), "record")
-    obs = table.get("observables", ["mo_se"])
-    obs = [obs] if isinstance(obs, str) else list(obs)
-    return RecordSpec(tuple(_observable("record.observables", o) for o in obs),
-                      require_int("record.tail", table.get("tail", 0), 0),
-                      require_int("record.every", table.get("every", 1), 1))
+    return checked(RecordSpec, table, "record", {
+        "observables": _observables, "tail": lambda v: require_int("record.tail", v, 0),
+        "every": lambda v: require_int("record.every", v, 1)})
 
 
 def _pair(key: str, value, n_features: int) -> tuple:
@@ -215,67 +227,86 @@ def _pair(key: str, value, n_features: int) -> tuple:
     return tuple(require_int(key, v, 0, n_features - 1) for v in value)
 
 
-def parse_reductions(table, n_features: int) -> ReductionSpec:
-    check_keys(table, tuple(ReductionSpec.__dataclass_fields__), "reductions")
-    d = ReductionSpec()
-    y_range = table.get("y_range", d.y_range)
-    if not isinstance(y_range, (list, tuple)) or len(y_range) != 2:
-        raise ConfigError(f"reductions.y_range = {y_range!r} is not allowed: must be [low, high]")
-    lo, hi = (require_finite("reductions.y_range", v) for v in y_range)
+def _y_range(value) -> tuple:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ConfigError(f"reductions.y_range = {value!r} is not allowed: must be [low, high]")
+    lo, hi = (require_finite("reductions.y_range", v) for v in value)
     if not lo < hi:
-        raise ConfigError(f"reductions.y_range = {list(y_range)} is not allowed: need low < high")
-    scale = require_finite("reductions.scale", table.get("scale", d.scale), "a positive number")
-    tol = require_finite("reductions.band_tol", table.get("band_tol", d.band_tol), "a number >= 0")
-    if scale <= 0 or tol < 0:
-        raise ConfigError(f"reductions.scale = {scale}, band_tol = {tol} are not allowed: need scale > 0, tol >= 0")
-    pairs = table.get("band_pairs", [list(p) for p in d.band_pairs])
-    if not isinstance(pairs, (list, tuple)):
-        raise ConfigError(f"reductions.band_pairs = {pairs!r} is not allowed: must be a list of [plotted, filter]")
+        raise ConfigError(f"reductions.y_range = {list(value)} is not allowed: need low < high")
+    return lo, hi
+
+
+def _at_least(key: str, value, low: float, strict: bool) -> float:
+    number = require_finite(key, value, f"a number {'>' if strict else '>='} {low}")
+    if number < low or (strict and number == low):
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be a number {'>' if strict else '>='} {low}")
+    return number
+
+
+def parse_reductions(table, n_features: int) -> ReductionSpec:
+    """The ``[reductions]`` table; a one-feature model has no filter feature, so no band pairs unless given."""
+    check_keys(table, tuple(ReductionSpec.__dataclass_fields__), "reductions")
     if n_features < 2 and "band_pairs" not in table:
-        pairs = []                                     # no filter feature to pair with
-    return ReductionSpec(
-        observable=_observable("reductions.observable", table.get("observable", d.observable)),
-        bins=require_int("reductions.bins", table.get("bins", d.bins), 1, 100_000), y_range=(lo, hi),
-        levels=require_int("reductions.levels", table.get("levels", d.levels), 1), scale=scale,
-        band_pairs=tuple(_pair("reductions.band_pairs", p, n_features) for p in pairs), band_tol=tol,
-        band_cap=require_int("reductions.band_cap", table.get("band_cap", d.band_cap), 0, 1_000_000))
+        table = {**table, "band_pairs": []}
+
+    def pairs(value):
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"reductions.band_pairs = {value!r} is not allowed: must be a list of [plotted, "
+                              "filter]")
+        return tuple(_pair("reductions.band_pairs", p, n_features) for p in value)
+
+    return checked(ReductionSpec, table, "reductions", {
+        "observable": lambda v: _observable("reductions.observable", v),
+        "bins": lambda v: require_int("reductions.bins", v, 1, 100_000), "y_range": _y_range,
+        "levels": lambda v: require_int("reductions.levels", v, 1),
+        "scale": lambda v: _at_least("reductions.scale", v, 0, strict=True), "band_pairs": pairs,
+        "band_tol": lambda v: _at_least("reductions.band_tol", v, 0, strict=False),
+        "band_cap": lambda v: require_int("reductions.band_cap", v, 0, 1_000_000)})
+
+
+def _flag(key: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be true or false")
+    return value
 
 
 def parse_start(table) -> StartSpec:
     check_keys(table, tuple(StartSpec.__dataclass_fields__), "start")
-    kind = table.get("kind", "checkpoint")
-    allowed = START_KEYS
-    if kind not in allowed:
-        raise ConfigError(f"start.kind = {kind!r} is not allowed: choose from {list(allowed)} (continuation: "
+    kind = table.get("kind", StartSpec.kind)
+    if kind not in START_KEYS:
+        raise ConfigError(f"start.kind = {kind!r} is not allowed: choose from {list(START_KEYS)} (continuation: "
                           "add a [continuation] table)")
-    check_keys(table, allowed[kind], f"start (kind = {kind!r})")
     if kind == "state" and ("att" not in table or "pe" not in table):
         raise ConfigError("start: kind = 'state' needs att = [[...], ...] (D×M) and pe = [[...], ...] (L×P)")
-    file = table.get("file")
-    if file is not None and not (isinstance(file, str) and file):
-        raise ConfigError(f"start.file = {file!r} is not allowed: must be the path of a checkpoint .npz")
-    as_tuple = (lambda v: None if v is None else tuple(tuple(float(x) for x in row) for row in v))
-    reset_pe = table.get("reset_pe", True)
-    if not isinstance(reset_pe, bool):
-        raise ConfigError(f"start.reset_pe = {reset_pe!r} is not allowed: must be true or false")
-    return StartSpec(kind=kind, row=require_int("start.row", table.get("row", 0), 0),
-                     feature=str(table.get("feature", "o")), reset_pe=reset_pe,
-                     att=as_tuple(table.get("att")), pe=as_tuple(table.get("pe")), file=file,
-                     index=require_int("start.index", table.get("index", 0), 0))
+
+    def file(value):
+        if not (isinstance(value, str) and value):
+            raise ConfigError(f"start.file = {value!r} is not allowed: must be the path of a checkpoint .npz")
+        return value
+
+    rows = (lambda v: tuple(tuple(float(x) for x in row) for row in v))
+    checks = {"kind": str, "row": lambda v: require_int("start.row", v, 0), "feature": str,
+              "reset_pe": lambda v: _flag("start.reset_pe", v), "att": rows, "pe": rows, "file": file,
+              "index": lambda v: require_int("start.index", v, 0)}
+    return checked(StartSpec, table, f"start (kind = {kind!r})", {key: checks[key] for key in START_KEYS[kind]})
 
 
 def parse_continuation(table, axes) -> ContinuationSpec:
-    check_keys(table, tuple(ContinuationSpec.__dataclass_fields__), "continuation")
+    """The ``[continuation]`` table; its axis is the first grid axis unless named."""
     names = [a.name for a in axes]
-    axis = table.get("axis", names[0])
-    if axis not in names:
-        raise ConfigError(f"continuation.axis = {axis!r} is not allowed: must be a grid axis {names}")
-    direction = table.get("direction", "up")
-    if direction not in ("up", "down", "both"):
-        raise ConfigError(f"continuation.direction = {direction!r} is not allowed: choose up, down or both")
-    length = len(axes[names.index(axis)].values)
-    return ContinuationSpec(axis, direction, require_int("continuation.chains", table.get("chains", 1), 1, length),
-                            require_int("continuation.pre_steps", table.get("pre_steps", 0), 0))
+    table = {"axis": names[0], **check_keys(table, tuple(ContinuationSpec.__dataclass_fields__), "continuation")}
+    if table["axis"] not in names:
+        raise ConfigError(f"continuation.axis = {table['axis']!r} is not allowed: must be a grid axis {names}")
+    length = len(axes[names.index(table["axis"])].values)
+
+    def direction(value):
+        if value not in ("up", "down", "both"):
+            raise ConfigError(f"continuation.direction = {value!r} is not allowed: choose up, down or both")
+        return value
+
+    return checked(ContinuationSpec, table, "continuation", {
+        "axis": str, "direction": direction, "chains": lambda v: require_int("continuation.chains", v, 1, length),
+        "pre_steps": lambda v: require_int("continuation.pre_steps", v, 0)})
 
 
 def parse_finite(table, model) -> FiniteSpec:
@@ -287,31 +318,28 @@ def parse_finite(table, model) -> FiniteSpec:
         raise ConfigError("finite: this model has no weight matrices (built from coefficient tables); the finite "
                           "network needs the model's weights")
     n_src = model.weights["o"].shape[1] - model.pe_bits
-    values = table["n_bits"]
-    values = list(values) if isinstance(values, (list, tuple)) else [values]
-    if not values:
-        raise ConfigError("finite.n_bits = [] is not allowed: give at least one N_se")
-    n_bits = []
-    for i, v in enumerate(values):
-        n = require_int(f"finite.n_bits[{i}]", v, 1)
-        if n % n_src:
-            raise ConfigError(f"finite.n_bits = {v!r} is not allowed: must be a positive multiple of the model's "
-                              f"semantic size N_se = {n_src} (e.g. {n_src * max(1, round(n / n_src))})")
-        n_bits.append(n)
-    if len(set(n_bits)) != len(n_bits):
-        raise ConfigError(f"finite.n_bits = {values!r} is not allowed: the values must be distinct")
-    sampler = table.get("sampler", "binomial")
-    if sampler not in SAMPLERS:
-        raise ConfigError(f"finite.sampler = {sampler!r} is not allowed: choose one of {list(SAMPLERS)}")
-    return FiniteSpec(n_bits=tuple(n_bits), replicas=require_int("finite.replicas", table.get("replicas", 16), 1),
-                      seed=require_int("finite.seed", table.get("seed", 0), 0, 2 ** 64 - 1), sampler=sampler,
-                      aligned_steps=require_int("finite.aligned_steps", table.get("aligned_steps", 20), 1))
 
+    def n_bits(values):
+        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        if not values:
+            raise ConfigError("finite.n_bits = [] is not allowed: give at least one N_se")
+        out = []
+        for i, v in enumerate(values):
+            n = require_int(f"finite.n_bits[{i}]", v, 1)
+            if n % n_src:
+                raise ConfigError(f"finite.n_bits = {v!r} is not allowed: must be a positive multiple of the "
+                                  f"model's semantic size N_se = {n_src} (e.g. {n_src * max(1, round(n / n_src))})")
+            out.append(n)
+        if len(set(out)) != len(out):
+            raise ConfigError(f"finite.n_bits = {values!r} is not allowed: the values must be distinct")
+        return tuple(out)
 
-def parse_lyapunov(value, model) -> int:
-    full = model.context * model.n_features
-    if value is True:
-        return full
-    if value is False:
-        return 0
-    return require_int("lyapunov", value, 0, full)
+    def sampler(value):
+        if value not in SAMPLERS:
+            raise ConfigError(f"finite.sampler = {value!r} is not allowed: choose one of {list(SAMPLERS)}")
+        return value
+
+    return checked(FiniteSpec, table, "finite", {
+        "n_bits": n_bits, "replicas": lambda v: require_int("finite.replicas", v, 1),
+        "seed": lambda v: require_int("finite.seed", v, 0, 2 ** 64 - 1), "sampler": sampler,
+        "aligned_steps": lambda v: require_int("finite.aligned_steps", v, 1)})
