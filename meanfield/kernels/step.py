@@ -26,7 +26,8 @@ Per-point parameters ``params`` (K, lanes), the controller state ``ctrl`` (CTRL_
 observable codes follow :mod:`meanfield.model.layout`; their indices are bound as locals of
 :func:`build_steps`, so the compiled functions hold them as closure constants, which numba's cache key
 includes (a change of the layout recompiles; an imported module global would not). Coefficient tables
-``coef`` are (4, J, M) in feature order o, v, q, k; ``signs`` (J, M) the sign patterns.
+``coef`` are (4, J, M) in feature order o, v, q, k; ``signs`` (J, M) the sign patterns (the rows G of the
+tanh arguments in the sigma model, docs/model.md §10).
 
 PID control (docs/model.md §5.1; after PIDformer, Nguyen et al. 2024): with a_t the uncontrolled attention
 output (§3 step 5) and ã the controlled one,
@@ -60,6 +61,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                                                   layout.OBS_MQ)
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     P_BETA, P_GAMMA, P_W, P_EPS_PE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_EPS_PE
+    P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
     P_KP, P_KI, P_KD, P_RHO, P_IMAX, P_BOUND = (layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO, layout.P_IMAX,
                                                 layout.P_BOUND)
     C_REF, C_INT, C_ERR, C_GATE, C_RAW = layout.C_REF, layout.C_INT, layout.C_ERR, layout.C_GATE, layout.C_RAW
@@ -77,17 +79,24 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     @jit
     def positional_terms(w_pe, params, pe0, out):
         """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md §3
-        step 2); ``pe0`` (L, P, lanes)."""
+        step 2), or ε max(0, Σ_i W^f_PE[a, i] Π0[r, i] / P) where ``rectify_pe`` is set (the sigma model,
+        docs/model.md §10); ``pe0`` (L, P, lanes)."""
         n_pe = pe0.shape[1]
         for lane in range(out.shape[3]):
             eps_pe = params[P_EPS_PE, lane]
+            rectify = params[P_RECTIFY_PE, lane] != 0.0
             for f in range(4):
                 for r in range(L):
                     for a in range(M):
                         acc = 0.0
                         for i in range(n_pe):
                             acc += w_pe[f, a, i] * pe0[r, i, lane]
-                        out[f, r, a, lane] = eps_pe * acc / n_pe if n_pe > 0 else 0.0
+                        if n_pe == 0:
+                            out[f, r, a, lane] = 0.0
+                        elif rectify:
+                            out[f, r, a, lane] = eps_pe * max(0.0, acc / n_pe)
+                        else:
+                            out[f, r, a, lane] = eps_pe * acc / n_pe
 
     @jit
     def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
@@ -95,7 +104,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
         code is row ``slot`` of the start PE window (docs/model.md §3, steps 1-2).
 
         h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
-        m^{o,se} = w Σ_j c^o[j, a] h[j] (the reference's ``mo_se``, factor w included).
+        m^{o,se} = w_mo_se Σ_j c^o[j, a] h[j] (the reference's ``mo_se``: factor w included, 1 in the sigma model).
         """
         n_lanes = h.shape[1]
         for j in range(J):
@@ -116,7 +125,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                     acc_q += coef[F_Q, j, a] * h[j, lane]
                     acc_k += coef[F_K, j, a] * h[j, lane]
                 w = params[P_W, lane]
-                semantic_o[a, lane] = w * acc_o
+                semantic_o[a, lane] = params[P_W_MO_SE, lane] * acc_o
                 fields[F_O, a, lane] = w * acc_o + pe_terms[F_O, slot, a, lane]
                 fields[F_V, a, lane] = w * acc_v + pe_terms[F_V, slot, a, lane]
                 fields[F_Q, a, lane] = w * acc_q + pe_terms[F_Q, slot, a, lane]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import P_BETA, P_EPS_PE, P_GAMMA, P_W, map_tables, point_parameters
+from .layout import P_BETA, P_EPS_PE, P_GAMMA, P_RECTIFY_PE, P_W, P_W_MO_SE, map_tables, point_parameters
 from .spec import ModelSpec
 
 
@@ -30,9 +30,14 @@ def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray, tables: t
     depth = att.shape[0]
     # 1. tanh of the pattern overlaps of every window row: h[d, j] = tanh(β σ_j·A[d])
     h = np.tanh(beta * (att @ signs.T))
-    # 2. mean fields m^α[d, a] = w Σ_j c^α[j, a] h[d, j] + ε Σ_i W^α_PE[a, i] Π[d, i] / P
-    positional = (eps_pe * np.einsum("fai,di->fda", w_pe, pe[:depth]) / pe_bits) if pe_bits else 0.0
-    semantic = w * np.einsum("fja,dj->fda", coef, h)
+    # 2. mean fields m^α[d, a] = w Σ_j c^α[j, a] h[d, j] + ε Σ_i W^α_PE[a, i] Π[d, i] / P (rectified: ε max(0, ·/P))
+    positional = np.einsum("fai,di->fda", w_pe, pe[:depth]) if pe_bits else 0.0
+    if pe_bits and params[P_RECTIFY_PE]:
+        positional = eps_pe * np.maximum(0, positional / pe_bits)
+    elif pe_bits:
+        positional = eps_pe * positional / pe_bits
+    table_sums = np.einsum("fja,dj->fda", coef, h)
+    semantic = w * table_sums
     m_o, m_v, m_q, m_k = semantic + positional
     # 3.-5. scores of the newest query against every key, softmax with the reference's +10 shift
     scores = gamma * (m_k @ m_q[0])
@@ -42,7 +47,7 @@ def mean_field_step(model: ModelSpec, att: np.ndarray, pe: np.ndarray, tables: t
     # 6.-7. shift the window, rotate the PE code
     att_next = np.vstack([att_new, att[:min(depth, model.context - 1)]])
     pe_next = np.roll(pe, 1, axis=0)
-    recorded = dict(att=att_new, mo=m_o[0], mo_se=semantic[0, 0], mv=m_v[0], mq=m_q[0], mk=m_k[0])
+    recorded = dict(att=att_new, mo=m_o[0], mo_se=params[P_W_MO_SE] * table_sums[0, 0], mv=m_v[0], mq=m_q[0], mk=m_k[0])
     return att_next, pe_next, recorded
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .spec import CONTROL_PARAMETERS, SCALAR_PARAMETERS, ModelSpec
-from .weights import FEATURES, sign_patterns
+from .weights import FEATURES
 
 #: Observables a run can record, in kernel order (docs/model.md §3.2); OBS_* are their codes.
 OBSERVABLES = ("att", "mo", "mo_se", "mv", "mq", "mk")
@@ -25,9 +25,12 @@ F_O, F_V, F_Q, F_K = (FEATURES.index(f) for f in ("o", "v", "q", "k"))
 
 #: Columns of the per-point parameter vector, followed by M columns ``ref_0..ref_{M-1}``: the explicit PID
 #: reference, or NaN for r = κ·(newest start row) (docs/model.md §3.4, §5.1).
-PARAMETER_LAYOUT = ("beta", "gamma", "w", "eps_pe", "kp", "ki", "kd", "rho", "kappa", "i_max", "bound")
+#: ``w_mo_se`` is the factor of the recorded m^{o,se} (w, or 1 in the sigma model) and ``rectify_pe`` 1 where the
+#: PE term is max(0, ·) (the sigma model, docs/model.md §10), else 0.
+PARAMETER_LAYOUT = ("beta", "gamma", "w", "eps_pe", "kp", "ki", "kd", "rho", "kappa", "i_max", "bound", "w_mo_se",
+                    "rectify_pe")
 (P_BETA, P_GAMMA, P_W, P_EPS_PE, P_KP, P_KI, P_KD, P_RHO, P_KAPPA, P_IMAX,
- P_BOUND) = (PARAMETER_LAYOUT.index(c) for c in PARAMETER_LAYOUT)
+ P_BOUND, P_W_MO_SE, P_RECTIFY_PE) = (PARAMETER_LAYOUT.index(c) for c in PARAMETER_LAYOUT)
 #: First column of the explicit PID reference.
 P_REFERENCE = len(PARAMETER_LAYOUT)
 #: Rows of the per-point controller state: reference, integral, previous error (in and out of a kernel);
@@ -43,11 +46,11 @@ DIVERGENCE_BOUND = 1e6
 
 
 def map_tables(model: ModelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Arrays shared by every point of a batch: coefficients (4, J, M) in order o, v, q, k; sign
-    patterns (J, M); PE weights (4, M, P)."""
+    """Arrays shared by every point of a batch: coefficients (4, J, M) in order o, v, q, k; the rows of the
+    tanh arguments (J, M, :attr:`ModelSpec.tanh_signs`); PE weights (4, M, P)."""
     coef = np.stack([model.coefficients[a] for a in FEATURES])
     pe = np.stack([model.pe_weights[a] for a in FEATURES])
-    return np.ascontiguousarray(coef), sign_patterns(model.n_features), np.ascontiguousarray(pe)
+    return np.ascontiguousarray(coef), model.tanh_signs, np.ascontiguousarray(pe)
 
 
 def _control_columns(model: ModelSpec, values: dict, n_points: int) -> dict:
@@ -78,9 +81,10 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
     ``overrides`` maps names of :data:`meanfield.model.spec.SCALAR_PARAMETERS` and ``control.<gain>``
     (:data:`meanfield.model.spec.CONTROL_PARAMETERS`) to 1-D arrays of one length n. Each row is what the
     reference computes for that point (docs/model.md §1): β = β_o·scaling_o, γ (set, or
-    (1/√M)·β_att·scaling_att), w = 1 - ε and the PE weight 1 - w (the reference's ε); then the PID gains
-    K_P, K_I, K_D, ρ, κ, I_max, :data:`DIVERGENCE_BOUND` and the reference columns (docs/model.md §5.1),
-    in the order of :data:`PARAMETER_LAYOUT`.
+    (1/√M)·β_att·scaling_att), w = 1 - ε and the PE weight 1 - w (the reference's ε; ε itself in the sigma
+    model, docs/model.md §10); then the PID gains K_P, K_I, K_D, ρ, κ, I_max, :data:`DIVERGENCE_BOUND`, the
+    factor of m^{o,se} and the PE rectification flag, and the reference columns (docs/model.md §5.1), in the
+    order of :data:`PARAMETER_LAYOUT`.
     """
     overrides = dict(overrides or {})
     allowed = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
@@ -118,8 +122,11 @@ def batch_parameters(model: ModelSpec, overrides: dict | None = None) -> np.ndar
     else:
         gamma = (1 / np.sqrt(model.n_features)) * get("beta_att") * get("scaling_att")
     w = 1 - get("epsilon")
-    columns = {"beta": get("beta_o") * get("scaling_o"), "gamma": gamma, "w": w, "eps_pe": 1 - w,
-               **_control_columns(model, values, n_points), "bound": np.full(n_points, DIVERGENCE_BOUND)}
+    sigma = model.sigma is not None
+    columns = {"beta": get("beta_o") * get("scaling_o"), "gamma": gamma, "w": w,
+               "eps_pe": get("epsilon") if sigma else 1 - w,
+               **_control_columns(model, values, n_points), "bound": np.full(n_points, DIVERGENCE_BOUND),
+               "w_mo_se": np.ones(n_points) if sigma else w, "rectify_pe": np.full(n_points, float(sigma))}
     return np.column_stack([columns[name] for name in PARAMETER_LAYOUT] + [_reference_columns(model, n_points)])
 
 

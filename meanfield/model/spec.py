@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
+from .sigma import SigmaOrders
 from .state import State
-from .weights import FEATURES
+from .weights import FEATURES, sign_patterns
 
 #: Scalar model parameters that may be overridden or swept (numeric axes of a grid).
 SCALAR_PARAMETERS = ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma")
@@ -122,6 +123,10 @@ class ModelSpec:
         Default start state (the paper preset carries the paper's checkpoint, docs/model.md §2.2).
     control : Control
         PID control gains (default: none).
+    sigma : meanfield.model.sigma.SigmaOrders, optional
+        The orders of the reference's sigma model (docs/model.md §10); the tables and PE weights must then be
+        the ones they give (:meth:`SigmaOrders.tables`), the PE term is rectified, the PE weight is ε itself and
+        ``mo_se`` carries no factor w.
     """
 
     coefficients: dict
@@ -136,6 +141,7 @@ class ModelSpec:
     weights: dict | None = None
     checkpoint: State | None = None
     control: Control = field(default_factory=Control)
+    sigma: SigmaOrders | None = None
     name: str = "custom"
 
     def __post_init__(self):
@@ -155,17 +161,36 @@ class ModelSpec:
         n_features = self.coefficients["o"].shape[1]
         if not 1 <= n_features <= MAX_FEATURES:
             raise ConfigError(f"coefficients: M = {n_features} features is not allowed: must be 1..{MAX_FEATURES}")
-        for alpha, table in self.coefficients.items():
-            if table.shape != (2 ** (n_features - 1), n_features):
-                raise ConfigError(f"coefficients.{alpha}: shape {table.shape} is not allowed: "
-                                  f"must be (2^(M-1), M) = ({2 ** (n_features - 1)}, {n_features})")
         set_(self, "pe_weights", self._tables("pe_weights", self.pe_weights))
+        if self.sigma is not None:
+            self._check_sigma()
+        expected = (self.tanh_signs.shape[0], n_features)
+        for alpha, table in self.coefficients.items():
+            if table.shape != expected:
+                raise ConfigError(f"coefficients.{alpha}: shape {table.shape} is not allowed: must be (J, M) = "
+                                  f"{expected}, J the number of sign patterns (2^(M-1) unless a sigma model)")
         shapes = {t.shape for t in self.pe_weights.values()}
         if len(shapes) != 1 or next(iter(shapes))[0] != n_features:
             raise ConfigError(f"pe_weights: shapes {sorted(shapes)} are not allowed: all must be (M, P) "
                               f"with M = {n_features}")
         if self.checkpoint is not None:
             self.checkpoint.check(self)
+
+    def _check_sigma(self):
+        if not isinstance(self.sigma, SigmaOrders):
+            raise ConfigError(f"sigma = {self.sigma!r} is not allowed: must be a meanfield.model.sigma.SigmaOrders")
+        _, coefficients = self.sigma.tables()
+        pe = self.sigma.pe_tables()
+        if not all(np.array_equal(self.coefficients[a], coefficients[a]) and np.array_equal(self.pe_weights[a], pe[a])
+                   for a in FEATURES):
+            raise ConfigError("coefficients/pe_weights: not the tables of the model's sigma orders "
+                              "(build the model with meanfield.presets.sigma)")
+
+    @property
+    def tanh_signs(self) -> np.ndarray:
+        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1): the sign patterns σ_j, or
+        the sigma model's projected sign vectors (docs/model.md §10)."""
+        return sign_patterns(self.n_features) if self.sigma is None else self.sigma.tables()[0]
 
     @staticmethod
     def _tables(key: str, tables) -> dict:
@@ -234,6 +259,8 @@ class ModelSpec:
         out["weights"] = None if self.weights is None else {a: np.asarray(t).tolist() for a, t in self.weights.items()}
         out["checkpoint"] = None if self.checkpoint is None else self.checkpoint.to_dict()
         out["control"] = self.control.to_dict()
+        if self.sigma is not None:
+            out["sigma"] = self.sigma.to_dict()
         return out
 
     @classmethod
@@ -242,6 +269,8 @@ class ModelSpec:
         data["control"] = Control(**data.get("control", {}))
         if data.get("checkpoint") is not None:
             data["checkpoint"] = State(**data["checkpoint"])
+        if data.get("sigma") is not None:
+            data["sigma"] = SigmaOrders(**data["sigma"])
         return cls(**data)
 
     def to_json(self) -> str:

@@ -7,6 +7,9 @@
     ``reference`` at the values of the paper (``paper.toml``), started from the paper's checkpoint.
 ``random``
     Random ±1 weights for any number of features M (1..16), tables by the sign-class formula.
+``sigma``
+    The reference's second model (docs/model.md §10): K patterns on M base patterns by index orders, a named
+    configuration of the reference or explicit orders and PE weights.
 
 Every preset also takes the scalar parameters (``beta_o``, ``beta_att``, ``scaling_att``, ``scaling_o``,
 ``epsilon``, ``gamma``) and PID gains (``control.kp``, ...) by keyword.
@@ -21,8 +24,9 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.reference_weights import check_reference, reference_construction
+from ..model.sigma import SigmaOrders, named_orders, start_row
 from ..model.spec import CONTROL_PARAMETERS, MAX_FEATURES, SCALAR_PARAMETERS, ModelSpec, require_int
-from ..model.state import State
+from ..model.state import State, require_index, rotating_pe_window
 from ..model.weights import FEATURES, coefficients_from_correlations, coefficients_from_weights, manual_orders
 
 #: Keyword parameters every preset takes (:meth:`ModelSpec.replace`).
@@ -33,6 +37,8 @@ KNOBS = {
                   "gaussian_scale", "pe_mode", "reorder_weights"),
     "paper": (),
     "random": ("seed", "n_features", "semantic_bits", "pe_bits", "context"),
+    "sigma": ("configuration", "n_patterns", "n_base_patterns", "pe_bits", "context", "start_index", "orders_B",
+              "orders_P", "W"),
 }
 
 
@@ -139,7 +145,62 @@ def random(seed: int = 0, n_features: int = 3, semantic_bits: int = 99, pe_bits:
     return _with_parameters(model, "random", parameters)
 
 
-PRESETS = {"reference": reference, "paper": paper, "random": random}
+#: The sigma preset's scalar parameters unless given.
+SIGMA_DEFAULTS = {"beta_o": 100.0, "gamma": 100.0, "epsilon": 0.95}
+
+
+def sigma(configuration: str | None = None, n_patterns: int = 4, n_base_patterns: int = 3, pe_bits: int = 2,
+          context: int | None = None, start_index: int = 0, orders_B=None, orders_P=None, W=None,
+          **parameters) -> ModelSpec:
+    """The reference's sigma model (docs/model.md §10), started where its ``simulate(ini_m_idx)`` starts.
+
+    Parameters
+    ----------
+    configuration : str, optional
+        One of :data:`meanfield.model.sigma.CONFIGURATIONS` (the reference's ``set_orders_manually_*``);
+        default ``"4_duplicity_loop_4"`` (the one its model uses) unless explicit orders are given.
+    n_patterns, n_base_patterns : int
+        K (the reference's ``num_feat_patterns``) and M (``num_feat_patterns_se``); a named configuration fixes
+        K and a least M.
+    pe_bits, context : int
+        P and L (default 2^P; L <= 2^P).
+    start_index : int
+        The reference's ``ini_m_idx`` (0..K-1): the start window is the one-hot of order_B^v = index, and
+        configuration ``"4_cycle_0_1_2_1"`` shifts its PE weights with it.
+    orders_B, orders_P, W : array-like, optional
+        Explicit orders (4, K) and PE weights (4, K, P) in the reference's feature order q, k, v, o, instead
+        of a name (all three together).
+    **parameters
+        The scalar parameters and PID gains of :data:`PARAMETERS`, among them ``beta_o``, ``gamma`` (used as
+        given: the reference's ``gamma_att``) and ``epsilon`` (its ``epsilon_pe``; semantic weight 1 - ε);
+        defaults :data:`SIGMA_DEFAULTS`: the reference script's β_o = γ = 100 and the constructor's ε = 0.95.
+    """
+    n_patterns = require_int("n_patterns", n_patterns, 1, MAX_FEATURES)
+    n_base_patterns = require_int("n_base_patterns", n_base_patterns, 1, 12)
+    pe_bits = require_int("pe_bits", pe_bits, 1, 10)
+    explicit = [x is not None for x in (orders_B, orders_P, W)]
+    if any(explicit) and (not all(explicit) or configuration is not None):
+        raise ConfigError(f"model.configuration = {configuration!r} with orders_B/orders_P/W given: "
+                          f"{sum(explicit)} of 3 is not allowed: give a configuration name or all three orders")
+    start_index = require_index("start_index", start_index, n_patterns)
+    if all(explicit):
+        orders = SigmaOrders(orders_B, orders_P, W, n_base_patterns)
+        if orders.n_patterns != n_patterns or orders.pe_weights.shape[2] != pe_bits:
+            raise ConfigError(f"orders_B/W: K = {orders.n_patterns}, P = {orders.pe_weights.shape[2]} is not "
+                              f"allowed: must match n_patterns = {n_patterns} and pe_bits = {pe_bits}")
+    else:
+        orders = named_orders(configuration or "4_duplicity_loop_4", n_patterns, n_base_patterns, pe_bits,
+                              start_index)
+    _, coefficients = orders.tables()
+    model = ModelSpec(coefficients=coefficients, pe_weights=orders.pe_tables(), sigma=orders,
+                      context=2 ** pe_bits if context is None else context, name=f"sigma-{orders.configuration}",
+                      **SIGMA_DEFAULTS)
+    start = State(att=start_row(orders, start_index), pe=rotating_pe_window(model))
+    model = dataclasses.replace(model, checkpoint=start)
+    return _with_parameters(model, "sigma", parameters)
+
+
+PRESETS = {"reference": reference, "paper": paper, "random": random, "sigma": sigma}
 
 
 def preset(name: str, **keys) -> ModelSpec:
