@@ -395,26 +395,17 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                 token_jacobian(coef, F_K, signs, params, scratch.h, scratch.dk_ring, d)
 
     @jit
-    def freeze_diverged(t, tile, scratch, out, head, n_alive):
-        """The PID step of step ``t`` (docs/model.md §5.1) and the divergence freeze (§5.3): a lane whose loop
-        passed the bound gets its divergence step in ``stats[1]``, its state saved as it was and its block sums
-        NaN; the others update max |I_t|. Returns the number of lanes still alive."""
-        control_step(tile.params, tile.att, head, scratch.att_new, tile.ctrl, scratch.largest)
-        stats, largest, block_sums = out.stats, scratch.largest, out.block_sums
-        for lane in range(stats.shape[1]):
-            if stats[1, lane] >= 0.0:
-                continue
-            if largest[lane] < 0.0:
-                stats[1, lane] = t
-                n_alive -= 1
-                save_state(tile.att, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl,
-                           lane)
-                for block in range(block_sums.shape[0]):
-                    for j in range(block_sums.shape[1]):
-                        block_sums[block, j, lane] = math.nan
-            else:
-                stats[0, lane] = max(stats[0, lane], largest[lane])
-        return n_alive
+    def freeze_diverged(t, head, lane, tile, out):
+        """The divergence freeze (docs/model.md §5.3): lane ``lane``, whose loop passed the bound at step ``t``,
+        gets ``t`` in ``stats[1]``, its state saved as it was and its block sums NaN. (Called only for that
+        lane; the per-step bookkeeping of the lanes stays in the tile loop: a call per step that passes the
+        records costs the controlled step about 10 %.)"""
+        out.stats[1, lane] = t
+        save_state(tile.att, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl, lane)
+        block_sums = out.block_sums
+        for block in range(block_sums.shape[0]):
+            for j in range(block_sums.shape[1]):
+                block_sums[block, j, lane] = math.nan
 
     @jit
     def blank_records(records, first_row):
@@ -482,44 +473,59 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
         diverged.
         """
         coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
-        transient, record_every = shared.transient, shared.record_every
-        records, stats = out.records, out.stats
+        # every array the loop uses is taken out of its record here, once, and what runs every step stays in the
+        # loop: a field read costs a reference count, a call passing records a dozen machine words per array;
+        # together they cost about 10 % of a step (measured against the positional kernel, docs/model.md §3.4)
+        steps, transient, record_every = shared.steps, shared.transient, shared.record_every
+        selection, depth, controlled = shared.selection, tile.depth, tile.controlled
+        records, stats, block_sums = out.records, out.stats, out.block_sums
         h, fields, semantic_o, att_new = scratch.h, scratch.fields, scratch.semantic_o, scratch.att_new
-        n_vec = out.block_sums.shape[1]
+        pe_terms, v_ring, k_ring = scratch.pe_terms, scratch.v_ring, scratch.k_ring
+        p, softmax = scratch.p, scratch.softmax
+        dv_ring, dk_ring, tangent = scratch.dv_ring, scratch.dk_ring, scratch.tangent
+        ctrl, largest = tile.ctrl, scratch.largest
+        n_vec = block_sums.shape[1]
         n_alive = att_ring.shape[2]
         start_tile(shared, tile, scratch, out)
         head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
-        for t in range(shared.steps):
+        for t in range(steps):
             # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
-            token_fields(coef, signs, params, att_ring, head, scratch.pe_terms, h, fields, semantic_o)
-            store_token(fields, scratch.v_ring, scratch.k_ring, head)
-            attend(params, fields, scratch.v_ring, scratch.k_ring, head, tile.depth, scratch.p, scratch.softmax,
-                   att_new)
+            token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o)
+            store_token(fields, v_ring, k_ring, head)
+            attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new)
             saved = t - transient
-            if tile.controlled:
-                n_alive = freeze_diverged(t, tile, scratch, out, head, n_alive)
+            if controlled:
+                control_step(params, att_ring, head, att_new, ctrl, largest)
+                for lane in range(att_ring.shape[2]):
+                    if stats[1, lane] >= 0.0:
+                        continue                          # frozen earlier
+                    if largest[lane] < 0.0:
+                        freeze_diverged(t, head, lane, tile, out)
+                        n_alive -= 1
+                    else:
+                        stats[0, lane] = max(stats[0, lane], largest[lane])
                 if n_alive == 0:
                     blank_records(records, (max(saved, 0) + record_every - 1) // record_every)
                     break
             if saved >= 0 and saved % record_every == 0:
-                record(shared.selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
+                record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
             if n_vec > 0 and saved >= -L:
                 # the rows in the window when tangent dynamics start need their token Jacobians
-                token_jacobian(coef, F_V, signs, params, h, scratch.dv_ring, head)
-                token_jacobian(coef, F_K, signs, params, h, scratch.dk_ring, head)
+                token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
+                token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
             if n_vec > 0 and saved >= 0:
                 if saved == 0:
-                    start_tangents(scratch.tangent, head)
-                advance_tangents(shared, tile, scratch, out.block_sums, head, saved)
+                    start_tangents(tangent, head)
+                advance_tangents(shared, tile, scratch, block_sums, head, saved)
             # the new output becomes the newest row (ring slot head - 1); inline: a call per step costs ~10 %
             head = head - 1 if head > 0 else L - 1
             for lane in range(att_ring.shape[2]):
                 for a in range(M):
                     att_ring[head, a, lane] = att_new[a, lane]
-                tile.depth[lane] = min(tile.depth[lane] + 1, L)
+                depth[lane] = min(depth[lane] + 1, L)
         for lane in range(att_ring.shape[2]):
             if stats[1, lane] < 0.0:
-                save_state(att_ring, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl,
+                save_state(att_ring, head, depth, ctrl, out.final_att, out.final_depth, out.final_ctrl,
                            lane)
 
     def scratch_allocator(array, dtype, allocator_jit):
