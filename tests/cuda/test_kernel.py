@@ -48,6 +48,16 @@ def test_m4_model_matches_cpu(n_exponents):
     assert np.all(got[2] == model.context)
 
 
+@pytest.mark.parametrize("n_exponents", [0, 6])
+def test_sigma_model_matches_cpu(n_exponents):
+    """The sigma model (docs/model.md §10): rectified PE term, projected sign rows, m^{o,se} without w; from its
+    one-row start (the window grows) and, for exponents, from a full window."""
+    model = mf.presets.sigma(configuration="4_duplicity_loop_no_pe", epsilon=0.2, gamma=100.0)
+    start = None if n_exponents == 0 else [mf.simulate(model, 8).final_state] * 4
+    beta = np.linspace(0.4, 2.4, 4)
+    compare(kernel_batch(model, {"beta_o": beta}, start, steps=100, transient=10, n_exponents=n_exponents))
+
+
 def test_controlled_points_mixed_with_uncontrolled():
     """PID points have L·M + 2M tangent entries, the others L·M, in one launch."""
     model = mf.presets.paper()
