@@ -118,6 +118,11 @@ class SigmaOrders:
         """Row of feature ``alpha`` in the reference-ordered arrays."""
         return REFERENCE_ORDER.index(alpha)
 
+    def value_order(self) -> np.ndarray:
+        """order_B^v: the reference's start from correlation index i is A = [one-hot of order_B^v = i] (its
+        ``create_mf_window_from_correlation_idxs``; a single-row softmax returns m^v itself)."""
+        return self.orders_b[self.row("v")]
+
     def distinct_orders_p(self) -> list:
         """The distinct rows of orders_P, in feature order o, v, q, k of first appearance."""
         rows = []
@@ -188,12 +193,6 @@ def named_orders(configuration: str, n_patterns: int, n_base_patterns: int, pe_b
     return SigmaOrders(orders_b=np.array([by_feature[a] for a in REFERENCE_ORDER]),
                        orders_p=np.array([design["p"]] * 4), pe_weights=np.array([pe[a] for a in REFERENCE_ORDER]),
                        n_base_patterns=n_base_patterns, configuration=configuration)
-
-
-def start_row(orders: SigmaOrders, start_index: int) -> np.ndarray:
-    """The reference's start from correlation index ``start_index``: A = [one-hot of order_B^v = index] (its
-    ``create_mf_window_from_correlation_idxs``; a single-row softmax returns m^v itself)."""
-    return (orders.orders_b[orders.row("v")] == start_index).astype(np.float64)[None, :]
 
 
 def sigma_fields(orders: SigmaOrders, att: np.ndarray, pe: np.ndarray, beta: float, epsilon: float) -> dict:

@@ -95,11 +95,13 @@ class State:
         """The reference's start from a correlation index (its manual-orders mode, docs/model.md §2.2).
 
         A = [one-hot of order_v = index] with order_v = roll(0..M-1, -1) the value order of the manual orders
-        (docs/model.md §1.2), the m^v of "token" ``index``; Π as for a token start.
+        (docs/model.md §1.2), or the sigma model's order_B^v (docs/model.md §10.2), the m^v of "token" ``index``;
+        Π as for a token start.
         """
         n_features = model.n_features
         index = require_index("start.index", index, n_features)
-        order_v = np.roll(np.arange(n_features), -1)
+        sigma = getattr(model, "sigma", None)
+        order_v = np.roll(np.arange(n_features), -1) if sigma is None else sigma.value_order()
         return cls(att=(order_v == index).astype(np.float64)[None, :], pe=rotating_pe_window(model))
 
     @classmethod

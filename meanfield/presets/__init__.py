@@ -24,9 +24,9 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.reference_weights import check_reference, reference_construction
-from ..model.sigma import SigmaOrders, named_orders, start_row
+from ..model.sigma import SigmaOrders, named_orders
 from ..model.spec import CONTROL_PARAMETERS, MAX_FEATURES, SCALAR_PARAMETERS, ModelSpec, require_int
-from ..model.state import State, require_index, rotating_pe_window
+from ..model.state import State, require_index
 from ..model.weights import FEATURES, coefficients_from_correlations, coefficients_from_weights, manual_orders
 
 #: Keyword parameters every preset takes (:meth:`ModelSpec.replace`).
@@ -195,8 +195,7 @@ def sigma(configuration: str | None = None, n_patterns: int = 4, n_base_patterns
     model = ModelSpec(coefficients=coefficients, pe_weights=orders.pe_tables(), sigma=orders,
                       context=2 ** pe_bits if context is None else context, name=f"sigma-{orders.configuration}",
                       **SIGMA_DEFAULTS)
-    start = State(att=start_row(orders, start_index), pe=rotating_pe_window(model))
-    model = dataclasses.replace(model, checkpoint=start)
+    model = dataclasses.replace(model, checkpoint=State.from_correlation(model, start_index))
     return _with_parameters(model, "sigma", parameters)
 
 
