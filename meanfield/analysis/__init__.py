@@ -17,6 +17,9 @@ Regularity and chaos indicators
 Periodic orbits and bifurcations
     :func:`periodic_orbit`, :func:`locate_bifurcations`, :class:`PeriodicOrbit`, :class:`Bifurcation`
     (docs/bifurcations.md)
+Attractors of an ensemble of starts (docs/attractors.md)
+    :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
+    :func:`group_attractors`, :class:`Grouping`, :func:`match_attractors`
 Classification
     :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
     :class:`Thresholds`, :data:`EVIDENCE`, :data:`LABELS`
@@ -27,6 +30,8 @@ from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.classify import LABELS, Classification, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
+from meanfield.analysis.fingerprint import Fingerprints, fingerprint, measure_distance, quantile_summary
+from meanfield.analysis.grouping import Grouping, group_attractors, match_attractors
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
@@ -52,6 +57,8 @@ __all__ = [
     "locate_bifurcations",
     "periodic_orbit",
     "EVIDENCE",
+    "Fingerprints",
+    "Grouping",
     "LABELS",
     "Classification",
     "Cycle",
@@ -70,13 +77,18 @@ __all__ = [
     "distinct_count",
     "dominant_frequencies",
     "find_cycle",
+    "fingerprint",
+    "group_attractors",
     "line_frequencies",
     "lyapunov_spectrum",
+    "match_attractors",
     "measure",
+    "measure_distance",
     "poincare_band",
     "poincare_section",
     "power_spectrum",
     "power_spectrum_raw",
+    "quantile_summary",
     "quantise",
     "section_curve_spread",
     "spectral_entropy",

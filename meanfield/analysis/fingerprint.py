@@ -1,0 +1,124 @@
+"""Cheap per-start fingerprints of many recorded tails at once: period, scale, point set and measure summary.
+
+An ensemble census (docs/attractors.md §1) needs, for thousands of trajectories, just enough to tell attractors
+apart — not the full classification evidence of one series (docs/classification.md). Every quantity here is a
+vectorised numpy operation over the whole ensemble ``(starts, time, features)``:
+
+* **period**: the smallest lag p ≤ ``max_period`` whose residual ``max_{t,f} |x_{t+p,f} − x_{t,f}|`` over the
+  tail is at most ``period_rtol`` times the tail's magnitude ``max |x|`` (a settled cycle repeats to a few
+  rounding errors; a torus or chaotic orbit never comes that close at every t). 0: no period up to
+  ``max_period`` (an aperiodic orbit, or a cycle longer than that or not yet settled).
+* **scale**: the attractor's size, ``max_f (max_t x − min_t x)`` (its extent), or ``max |x|`` for a fixed point
+  (extent below ``FIXED_POINT_EXTENT · max |x|``: rounding flicker), so every tolerance is relative to the
+  attractor itself.
+* **quantiles**: the empirical quantile function of each feature at ``n_quantiles`` mid-point levels, i.e. the
+  sorted samples of the invariant measure's marginals. The mean absolute difference of two such summaries is
+  the Wasserstein-1 distance between the two empirical marginals (exact for equal sample counts, a midpoint
+  rule otherwise); it is the phase-free distance between orbits of any kind (docs/attractors.md §2).
+* **stationarity**: the same distance between the tail's two halves — how far a sample of this length is from
+  itself. An orbit that has not settled (a long transient, intermittency, a drift) has halves that disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from meanfield.errors import AnalysisError
+
+DEFAULT_QUANTILES = 64
+"""Quantile levels per feature in a measure summary (a W1 midpoint rule with error ≤ range / (2·64))."""
+
+FIXED_POINT_EXTENT = 1e-6
+"""An extent below this fraction of the magnitude is a fixed point's rounding flicker, not a size."""
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """Fingerprints of n tails (see the module docstring).
+
+    Attributes
+    ----------
+    period : (n,) int — the smallest settled lag (0: none up to ``max_period``; -1: the tail is not finite).
+    scale : (n,) float — the attractor's extent (or magnitude for a fixed point); NaN when not finite.
+    quantiles : (n, Q, F) float — per-feature quantile functions of the tail (NaN when not finite).
+    stationarity : (n,) float — W1 distance between the tail's halves, relative to ``scale``.
+    tails : (n, T, F) float — the tails themselves (the cycles' points are read from their last period).
+    """
+
+    period: np.ndarray
+    scale: np.ndarray
+    quantiles: np.ndarray
+    stationarity: np.ndarray
+    tails: np.ndarray
+
+    def cycle_points(self, i: int) -> np.ndarray:
+        """The (p, F) points of start ``i``'s cycle (its last p samples; the order is a phase, irrelevant)."""
+        p = int(self.period[i])
+        if p <= 0:
+            raise AnalysisError(f"start {i} has no cycle (period code {p})")
+        return self.tails[i, -p:]
+
+
+def as_ensemble(tails) -> np.ndarray:
+    """Tails as float64 (starts, time, features); a (starts, time) array is one feature."""
+    tails = np.asarray(tails, dtype=np.float64)
+    if tails.ndim == 2:
+        tails = tails[:, :, None]
+    if tails.ndim != 3 or tails.shape[0] < 1 or tails.shape[1] < 4 or tails.shape[2] < 1:
+        raise AnalysisError(f"tails: shape {tails.shape} is not allowed: must be (starts, time >= 4, features)")
+    return tails
+
+
+def quantile_summary(samples: np.ndarray, n_quantiles: int = DEFAULT_QUANTILES) -> np.ndarray:
+    """(…, Q, F) quantile functions at levels (k + 1/2)/Q of samples (…, T, F) along the time axis."""
+    levels = (np.arange(n_quantiles) + 0.5) / n_quantiles
+    return np.moveaxis(np.quantile(samples, levels, axis=-2), 0, -2)
+
+
+def measure_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Largest per-feature Wasserstein-1 distance between quantile summaries (…, Q, F) (module docstring)."""
+    return np.abs(a - b).mean(axis=-2).max(axis=-1)
+
+
+def _periods(tails: np.ndarray, magnitude: np.ndarray, max_period: int, period_rtol: float) -> np.ndarray:
+    n, length, _ = tails.shape
+    period = np.zeros(n, dtype=np.int64)
+    floor = period_rtol * magnitude
+    for p in range(1, min(max_period, length // 2) + 1):     # two full periods at least must be seen
+        open_ = np.flatnonzero(period == 0)
+        if open_.size == 0:
+            break
+        residual = np.abs(tails[open_, p:] - tails[open_, :-p]).max(axis=(1, 2))
+        period[open_[residual <= floor[open_]]] = p
+    return period
+
+
+def fingerprint(tails, *, max_period: int = 256, period_rtol: float = 1e-8,
+                n_quantiles: int = DEFAULT_QUANTILES) -> Fingerprints:
+    """Fingerprints of an ensemble of recorded tails (starts, time, features); see the module docstring.
+
+    ``period_rtol`` = 1e-8: a settled cycle of a float64 map repeats to ~1e-15 of its magnitude; 1e-8 also
+    accepts cycles still approached with a residual a million times the rounding floor, while a quasi-periodic
+    orbit's closest returns over a tail of length T stay near 2π/T of its amplitude (docs/classification.md §2).
+    """
+    tails = as_ensemble(tails)
+    if not 1 <= max_period or not 0 < period_rtol < 1:
+        raise AnalysisError(f"max_period = {max_period}, period_rtol = {period_rtol} are not allowed: "
+                            "must be >= 1 and in (0, 1)")
+    finite = np.isfinite(tails).all(axis=(1, 2))
+    safe = np.where(finite[:, None, None], tails, 0.0)
+    magnitude = np.abs(safe).max(axis=(1, 2))
+    extent = (safe.max(axis=1) - safe.min(axis=1)).max(axis=1)
+    scale = np.where(extent > FIXED_POINT_EXTENT * magnitude, extent, magnitude)
+    scale = np.where(scale > 0, scale, 1.0)                  # the zero fixed point: absolute tolerances
+    period = _periods(safe, np.maximum(magnitude, np.finfo(float).tiny), max_period, period_rtol)
+    half = tails.shape[1] // 2
+    quantiles = quantile_summary(safe, n_quantiles)
+    halves = measure_distance(quantile_summary(safe[:, :half], n_quantiles),
+                              quantile_summary(safe[:, -half:], n_quantiles))
+    nan = np.where(finite, 1.0, np.nan)
+    return Fingerprints(period=np.where(finite, period, -1), scale=scale * nan,
+                        quantiles=quantiles * nan[:, None, None], stationarity=halves / scale * nan,
+                        tails=tails)
