@@ -3,11 +3,12 @@ arXiv 2406.07247) — simulation, sweeps, Lyapunov spectra and attractor analysi
 
 The package's folders are its concerns, each importing only those below it: ``model`` (the system in plain
 numpy), ``presets``, ``kernels`` (compiled code), ``simulate`` and ``finite`` (the two systems' API),
-``analysis`` (generic series -> numbers), ``sweeps`` (run files, Dask, the result files), ``studies``,
-``plots`` and ``cli``. The names below are the public API.
+``analysis`` (generic series -> numbers), ``census`` (every attractor at a point), ``sweeps`` (run files,
+Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
 from . import analysis, presets
 from .bifurcations import bifurcations, confirm_cycle, periodic_orbit
+from .census import find_attractors
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
 from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
@@ -18,7 +19,8 @@ from .sweeps.store import open_run
 from .version import __version__
 
 __all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "Trajectory", "BatchResult",
+           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors", "Trajectory",
+           "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
            "load_run", "open_run", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
            "FiniteBatch", "finite_weights", "aligned_start", "__version__"]

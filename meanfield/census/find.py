@@ -1,0 +1,134 @@
+"""``find_attractors``: every attractor of one parameter point, with its basin fraction (docs/attractors.md).
+
+The starts run through the batched kernel as one batch of points with identical parameters (one start State
+each, :func:`meanfield.simulate_batch`), recording the attention window's newest row over the tail
+t = transient .. steps-1; the tails are fingerprinted and grouped by the generic layer
+(:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`). Every start is
+computed on its own kernel lane, so its tail, and hence its attractor, is the same whatever the chunking.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
+from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, group_attractors
+from ..errors import ConfigError
+from ..model.spec import ModelSpec, require_int
+from ..model.state import State
+from ..simulate import simulate_batch
+from .starts import sample
+
+#: Lyapunov exponents above this are positive (chaos), at or below it zero or negative (a torus); a finite
+#: run's exponents carry errors ~ 1/√(steps − transient), docs/model.md §4.2.
+CHAOS_EXPONENT = 1e-3
+
+
+@dataclass(frozen=True)
+class Attractor:
+    """One attractor of a census.
+
+    ``label``: fixed_point, periodic, quasi_periodic, chaotic, hyperchaotic, or ``aperiodic`` (no period and no
+    exponents computed to tell a torus from chaos); ``period`` (0 when aperiodic); ``fraction`` of all starts
+    and its binomial standard error √(f(1−f)/n); ``lyapunov`` the representative start's exponents (None
+    unless computed); ``state`` the representative's final state (a start on the attractor); ``summary`` the
+    (Q, M) quantiles of the tail of the attention row (its invariant measure's marginals, docs/attractors.md
+    §2); ``points`` the cycle's points (period, M), or the representative's tail when aperiodic.
+    """
+
+    label: str
+    period: int
+    fraction: float
+    fraction_stderr: float
+    lyapunov: np.ndarray | None
+    state: State
+    summary: np.ndarray
+    points: np.ndarray
+
+
+@dataclass(frozen=True)
+class Census:
+    """What :func:`find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the index
+    into ``attractors`` of each start (−1: unresolved), ``fingerprints`` of every start."""
+
+    attractors: list
+    assignment: np.ndarray
+    fingerprints: Fingerprints
+
+    @property
+    def unresolved_fraction(self) -> float:
+        return float(np.mean(self.assignment < 0))
+
+
+def attractor_label(period: int, exponents) -> str:
+    """Label from the period and, for an aperiodic set, the number of positive exponents."""
+    if period == 1:
+        return "fixed_point"
+    if period > 1:
+        return "periodic"
+    if exponents is None:
+        return "aperiodic"
+    positive = int(np.sum(np.asarray(exponents) > CHAOS_EXPONENT))
+    return ("quasi_periodic", "chaotic")[positive] if positive < 2 else "hyperchaotic"
+
+
+def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
+    if isinstance(starts, (int, np.integer)) and not isinstance(starts, bool):
+        return sample(model, int(starts), seed=seed)
+    starts = list(starts)
+    if not starts or not all(isinstance(s, State) for s in starts):
+        raise ConfigError("starts: need a number of starts or a non-empty list of States")
+    return starts
+
+
+def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
+                    chunk: int | None = None, max_period: int = 256, cycle_rtol: float = CYCLE_RTOL,
+                    measure_rtol: float = MEASURE_RTOL, backend: str = "cpu", progress: bool | None = None) -> Census:
+    """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
+
+    Parameters
+    ----------
+    starts : int or list of State
+        A number of starts from the default sampler (uniform windows in [−1, 1], the checkpoint's positional
+        phase, seeded by ``seed``; :mod:`meanfield.census.starts`), or the starts themselves.
+    steps, transient : int
+        Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
+        The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
+        aperiodic sets, enough samples of the measure (docs/attractors.md §4).
+    lyapunov : bool or int
+        Exponents per start (as :func:`simulate_batch`); they only refine aperiodic labels.
+    chunk : int, optional
+        Starts per kernel call (memory); the result does not depend on it.
+    max_period, cycle_rtol, measure_rtol :
+        :func:`meanfield.analysis.fingerprint` and :func:`meanfield.analysis.group_attractors`.
+    """
+    states = _starts(model, starts, require_int("seed", seed, 0))
+    n = len(states)
+    chunk = n if chunk is None else require_int("chunk", chunk, 1)
+    require_int("max_period", max_period, 1)
+    if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
+        raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
+                          f"periods of max_period = {max_period} (steps - transient >= {2 * max_period})")
+    parts = []
+    for lo in range(0, n, chunk):
+        piece = states[lo:lo + chunk]
+        parts.append(simulate_batch(model, steps, transient, parameters={"beta_o": np.full(len(piece), model.beta_o)},
+                                    start=piece, lyapunov=lyapunov, record=("att",), backend=backend,
+                                    progress=progress))
+    tails = np.concatenate([p.records["att"] for p in parts])
+    exponents = None if parts[0].lyapunov is None else np.concatenate([p.lyapunov for p in parts])
+    prints = fingerprint(tails, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    grouping = group_attractors(prints, cycle_rtol=cycle_rtol, measure_rtol=measure_rtol)
+    attractors = []
+    for k, first in enumerate(grouping.representative):
+        period = int(grouping.period[k])
+        fraction = grouping.count[k] / n
+        own = None if exponents is None else exponents[first]
+        part, index = divmod(int(first), chunk)
+        attractors.append(Attractor(
+            label=attractor_label(period, own), period=period, fraction=float(fraction),
+            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / n)), lyapunov=own,
+            state=parts[part].final_state(index), summary=prints.quantiles[first],
+            points=prints.cycle_points(first) if period > 0 else prints.tails[first]))
+    return Census(attractors=attractors, assignment=grouping.assignment, fingerprints=prints)
