@@ -8,7 +8,7 @@ Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are
 """
 from . import analysis, presets
 from .bifurcations import bifurcations, confirm_cycle, periodic_orbit
-from .census import find_attractors
+from .census import continue_attractors, find_attractors
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
 from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
@@ -19,8 +19,8 @@ from .sweeps.store import open_run
 from .version import __version__
 
 __all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors", "Trajectory",
-           "BatchResult",
+           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors", "continue_attractors",
+           "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
            "load_run", "open_run", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
            "FiniteBatch", "finite_weights", "aligned_start", "__version__"]

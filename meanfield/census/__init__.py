@@ -1,11 +1,13 @@
 """Attractor census of the model: ensembles of starts and every attractor they reach at a parameter point.
 
 :mod:`.starts` draws the ensembles (counter-based seeds), :mod:`.find` runs them through the batched kernel and
-groups them with the generic layer (:mod:`meanfield.analysis.fingerprint`, :mod:`meanfield.analysis.grouping`).
+groups them with the generic layer (:mod:`meanfield.analysis.fingerprint`, :mod:`meanfield.analysis.grouping`),
+:mod:`.continuation` follows them along a parameter.
 docs/attractors.md explains the method, its thresholds and its limits.
 """
+from .continuation import AttractorContinuation, continue_attractors
 from .find import Attractor, Census, attractor_label, find_attractors
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
-__all__ = ["Attractor", "Census", "attractor_label", "find_attractors", "SAMPLERS", "perturbations",
-           "projection_grid", "random_tokens", "sample", "start_generator", "uniform_windows"]
+__all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_label", "continue_attractors", "find_attractors",
+           "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator", "uniform_windows"]

@@ -61,9 +61,11 @@ class Census:
         return float(np.mean(self.assignment < 0))
 
 
-def attractor_label(period: int, exponents) -> str:
-    """Label from the period and, for an aperiodic set, the number of positive exponents."""
-    if period == 1:
+def attractor_label(period: int, exponents, forcing: int = 1) -> str:
+    """Label from the period and, for an aperiodic set, the number of positive exponents. A cycle whose period
+    divides the ``forcing`` period (:meth:`ModelSpec.forcing_period`) is a fixed point of the forced map's
+    L-step map, as the classifier calls it (docs/classification.md §2)."""
+    if period >= 1 and forcing % period == 0:
         return "fixed_point"
     if period > 1:
         return "periodic"
@@ -84,7 +86,8 @@ def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
 
 def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
                     chunk: int | None = None, max_period: int = 256, cycle_rtol: float = CYCLE_RTOL,
-                    measure_rtol: float = MEASURE_RTOL, backend: str = "cpu", progress: bool | None = None) -> Census:
+                    measure_rtol: float = MEASURE_RTOL, backend: str = "cpu", progress: bool | None = None,
+                    counted: int | None = None) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
 
     Parameters
@@ -102,10 +105,16 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
         Starts per kernel call (memory); the result does not depend on it.
     max_period, cycle_rtol, measure_rtol :
         :func:`meanfield.analysis.fingerprint` and :func:`meanfield.analysis.group_attractors`.
+    counted : int, optional
+        Only the first ``counted`` starts count in the fractions (the others, e.g. attractors carried over from
+        a neighbouring parameter, can add attractors but not basin weight; default: all).
     """
     states = _starts(model, starts, require_int("seed", seed, 0))
     n = len(states)
     chunk = n if chunk is None else require_int("chunk", chunk, 1)
+    weighed = n if counted is None else require_int("counted", counted, 1)
+    if weighed > n:
+        raise ConfigError(f"counted = {counted} is not allowed: at most the {n} starts")
     require_int("max_period", max_period, 1)
     if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
         raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
@@ -123,12 +132,12 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
     attractors = []
     for k, first in enumerate(grouping.representative):
         period = int(grouping.period[k])
-        fraction = grouping.count[k] / n
+        fraction = np.count_nonzero(grouping.assignment[:weighed] == k) / weighed
         own = None if exponents is None else exponents[first]
         part, index = divmod(int(first), chunk)
         attractors.append(Attractor(
-            label=attractor_label(period, own), period=period, fraction=float(fraction),
-            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / n)), lyapunov=own,
+            label=attractor_label(period, own, model.forcing_period()), period=period, fraction=float(fraction),
+            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=own,
             state=parts[part].final_state(index), summary=prints.quantiles[first],
             points=prints.cycle_points(first) if period > 0 else prints.tails[first]))
     return Census(attractors=attractors, assignment=grouping.assignment, fingerprints=prints)
