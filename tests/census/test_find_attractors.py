@@ -90,3 +90,15 @@ def test_bad_arguments_are_refused(kwargs, key):
     args.update(kwargs)
     with pytest.raises(ConfigError, match=key):
         find_attractors(mf.presets.paper(), args.pop("starts"), args.pop("steps"), args.pop("transient"), **args)
+
+
+def test_attractor_figure_colours_each_id_and_stacks_the_fractions(tmp_path):
+    from meanfield.plots.attractors import attractors_figure
+    run = continue_attractors(mf.presets.paper(), "beta_o", [1.0, 1.27], 16, 30_000, 28_000, progress=False)
+    fig = attractors_figure(run)
+    top, bottom = fig.axes
+    # one stacked band per id plus the unresolved share, and at least one scatter per attractor found
+    assert len(bottom.collections) == run.n_ids + 1
+    assert len(top.collections) >= sum(len(c.attractors) for c in run.censuses)
+    fig.savefig(tmp_path / "census.png")
+    assert (tmp_path / "census.png").stat().st_size > 10_000
