@@ -22,7 +22,7 @@ FLOORS = (
     ("presets",),
     ("kernels",),
     ("simulate", "bifurcations"),
-    ("finite",),
+    ("finite", "census"),
     ("sweeps",),
     ("studies",),
     ("plots",),
