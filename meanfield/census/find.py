@@ -85,8 +85,8 @@ def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
 
 
 def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
-                    chunk: int | None = None, max_period: int = 256, cycle_rtol: float = CYCLE_RTOL,
-                    measure_rtol: float = MEASURE_RTOL, backend: str = "cpu", progress: bool | None = None,
+                    chunk: int | None = None, max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                    backend: str = "cpu", progress: bool | None = None,
                     counted: int | None = None) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
 
@@ -103,8 +103,11 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
         Exponents per start (as :func:`simulate_batch`); they only refine aperiodic labels.
     chunk : int, optional
         Starts per kernel call (memory); the result does not depend on it.
-    max_period, cycle_rtol, measure_rtol :
-        :func:`meanfield.analysis.fingerprint` and :func:`meanfield.analysis.group_attractors`.
+    max_period : int
+        The longest cycle told from an aperiodic set (:func:`meanfield.analysis.fingerprint`).
+    rtol : (float, float)
+        The identity tolerances of cycles and of measures, relative to the attractor's scale
+        (:func:`meanfield.analysis.group_attractors`, docs/attractors.md §2).
     counted : int, optional
         Only the first ``counted`` starts count in the fractions (the others, e.g. attractors carried over from
         a neighbouring parameter, can add attractors but not basin weight; default: all).
@@ -128,7 +131,7 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
     tails = np.concatenate([p.records["att"] for p in parts])
     exponents = None if parts[0].lyapunov is None else np.concatenate([p.lyapunov for p in parts])
     prints = fingerprint(tails, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
-    grouping = group_attractors(prints, cycle_rtol=cycle_rtol, measure_rtol=measure_rtol)
+    grouping = group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
     attractors = []
     for k, first in enumerate(grouping.representative):
         period = int(grouping.period[k])
