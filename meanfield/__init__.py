@@ -19,8 +19,8 @@ from .sweeps.store import open_run
 from .version import __version__
 
 __all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors", "continue_attractors",
-           "Trajectory", "BatchResult",
+           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors",
+           "continue_attractors", "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
            "load_run", "open_run", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
            "FiniteBatch", "finite_weights", "aligned_start", "__version__"]

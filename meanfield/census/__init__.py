@@ -10,4 +10,5 @@ from .find import Attractor, Census, attractor_label, find_attractors
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
 __all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_label", "continue_attractors", "find_attractors",
-           "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator", "uniform_windows"]
+           "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator",
+           "uniform_windows"]
