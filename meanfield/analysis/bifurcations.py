@@ -230,8 +230,9 @@ def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: in
 
 def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, interval, *, params,
                         resolution: float = 1e-10) -> list[Bifurcation]:
-    """Continue the period-``period`` orbit through ``x0`` along ``params[parameter_index]`` over ``interval``
-    and locate its folds, period doublings and Neimark–Sacker points (docs/bifurcations.md §2–§3).
+    """Continue a periodic orbit in one parameter and locate its folds, period doublings and Neimark–Sacker
+    points (docs/bifurcations.md §2–§3): the period-``period`` orbit through ``x0``, along
+    ``params[parameter_index]`` over ``interval``.
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ REFERENCE_WINDOW = 100
 
 
 def autocorrelation_raw(x: np.ndarray, n_lags: int = REFERENCE_WINDOW) -> np.ndarray:
-    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags ``0 .. n_lags − 1`` (docs/model.md §7.2).
+    """Reference autocorrelation: ``np.correlate(x, x, "full")`` at lags 0 to ``n_lags − 1`` (docs/model.md §7.2).
 
     No mean removal, no normalisation.
 
@@ -41,7 +41,7 @@ def autocorrelation_raw(x: np.ndarray, n_lags: int = REFERENCE_WINDOW) -> np.nda
 
 
 def autocorrelation(x: np.ndarray, max_lag: int | None = None) -> np.ndarray:
-    """Normalised autocorrelation ``ρ(k) = Σ_t x̃_t x̃_{t+k} / Σ_t x̃_t²`` for ``k = 0 .. max_lag``.
+    """Normalised autocorrelation ``ρ(k) = Σ_t x̃_t x̃_{t+k} / Σ_t x̃_t²`` for lags k from 0 to ``max_lag``.
 
     ``x̃`` is the mean-removed series; the sum at lag ``k`` has ``n − k`` terms (biased estimator, which is
     positive semi-definite and has ``|ρ| ≤ 1``). Computed with a zero-padded FFT.

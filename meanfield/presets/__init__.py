@@ -84,6 +84,8 @@ def reference(seed: int = 1, n_features: int = 3, pe_bits: int = 2, context: int
         ``beta_o``, ``beta_att`` (2.2), ``scaling_att`` (100), ``scaling_o`` (1), ``epsilon`` (0.02), ``gamma``,
         ``control.<gain>``: the defaults are the reference's paper values.
 
+    Notes
+    -----
     The tables come from the pair/quad correlations in the reference's floating-point order
     (:func:`~meanfield.model.weights.coefficients_from_correlations`), equal to its ``corr_signed / 2^(M-1)``
     bit for bit. The model carries the matrices (token starts, finite-N networks; in modes ``"gaussian"`` and

@@ -67,6 +67,8 @@ def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = 
     retries : times a failed task is retried.
     callback : called as ``callback(done, total)`` after each chunk is written.
 
+    Notes
+    -----
     Everything is checked before the output is touched (:func:`~meanfield.sweeps.execute.preflight.check_sweep`), and
     the output's writer lock is held throughout: a second writer gets
     :class:`~meanfield.sweeps.store.lock.FileBusy`.
