@@ -10,7 +10,9 @@ from meanfield.analysis import classify
 from .textbook import CASES, exponents, is_correct, series
 
 
-@pytest.mark.parametrize("n", [20_000, pytest.param(200_000, marks=pytest.mark.slow)])
+# 65 attractors x 2 classifications: CI, not the fast loop (test_classify.py covers classify there)
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [20_000, 200_000])
 def test_benchmark_has_no_wrong_label_and_few_unresolved(n):
     wrong, unresolved, total = [], [], 0
     for case in CASES:

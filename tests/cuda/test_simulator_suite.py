@@ -12,6 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="already inside the simulator run")
+@pytest.mark.slow  # a whole pytest run in the simulator: CI, not the fast loop
 def test_cuda_simulator_suite():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     done = subprocess.run([sys.executable, "-m", "pytest", HERE, "-m", "cudasim", "-q", "-p", "no:cacheprovider"],

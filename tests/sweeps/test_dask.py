@@ -69,6 +69,7 @@ def test_chunk_size_does_not_change_results(client, reference, tmp_path, extra):
         assert_same(read_all(tmp_path / f"c{chunk}.h5"), reference(tiny_text(extra=extra)))
 
 
+@pytest.mark.slow  # processes and clusters of their own: CI, not the fast loop
 def test_cli_with_external_scheduler(external_cluster, reference, write_run, tmp_path):
     run_file = write_run(tiny_text())
     out = tmp_path / "cli.h5"
@@ -87,6 +88,7 @@ def test_cli_with_external_scheduler(external_cluster, reference, write_run, tmp
     assert bad.returncode == 2 and "another run spec" in bad.stderr
 
 
+@pytest.mark.slow  # processes and clusters of their own: CI, not the fast loop
 def test_resume_after_sigkill_of_the_client(external_cluster, client, reference, write_run, tmp_path):
     text = tiny_text(num=48, steps=20000, transient=5000, lyapunov=12, chunk=1)
     out = tmp_path / "killed.h5"
@@ -117,6 +119,7 @@ def test_ctrl_c_then_resume_continuation(client, reference, tmp_path):
     assert_same(read_all(out), reference(text))
 
 
+@pytest.mark.slow  # processes and clusters of their own: CI, not the fast loop
 def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     """A LocalCluster of ONE worker process gives the two-worker arrays; killing that worker mid-sweep (its
     nanny restarts it, the lost task is rescheduled) changes nothing either."""
@@ -139,6 +142,7 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     assert_same(read_all(tmp_path / "killed.h5"), reference(text))
 
 
+@pytest.mark.slow  # processes and clusters of their own: CI, not the fast loop
 def test_ctrl_c_in_a_terminal_stops_without_worker_tracebacks(write_run, tmp_path):
     """A terminal's Ctrl-C signals the whole foreground process group: only the client may react (the local
     workers have left the group), so stderr holds meanfield's lines and no traceback."""

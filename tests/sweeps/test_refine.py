@@ -51,6 +51,7 @@ def test_refinement_brackets_every_transition_and_resumes(swept, tmp_path):
     assert "located transitions in beta_o (resolution 0.01)" in transition_table("beta_o", found, 0.01)
 
 
+@pytest.mark.slow  # CLI processes: CI, not the fast loop
 def test_cli_refine_prints_the_table_and_marks_the_figure(swept, tmp_path):
     path = tmp_path / "c.h5"
     shutil.copy(swept, path)
