@@ -30,3 +30,25 @@ def test_paper_beta_is_close_at_large_n(sampler):
     far from it at N = 990; the per-bit sampler gives the same picture."""
     errors = aligned_errors(1.26405, sampler, replicas=50)
     assert errors[-1] < 1e-2 and errors[0] > 5e-2
+
+
+def test_the_study_its_table_and_figure(tmp_path):
+    """convergence_study and convergence_table (the β/N study behind docs/finite_convergence.png) give the
+    numbers of simulate_finite run directly (same seed: the same streams, so the same numbers), falling with N,
+    and the figure is drawn."""
+    from meanfield.plots.finite import finite_convergence_figure
+    from meanfield.studies.convergence import convergence_study, convergence_table
+    model = mf.presets.paper()
+    sizes, steps = (990, 99000), model.context + 1 + WINDOW
+    runs = convergence_study(model, betas=(0.5,), sizes=sizes, replicas=20, steps=steps, seed=1)
+    n_bits, error, stderr = convergence_table(runs, window=WINDOW)[0.5]
+    direct = [simulate_finite(model.replace(beta_o=0.5), n, steps, 20, seed=1).aligned_error("mo_se", WINDOW).mean()
+              for n in sizes]
+    np.testing.assert_array_equal(n_bits, sizes)
+    np.testing.assert_array_equal(error, direct)
+    assert np.all(stderr > 0)
+    # 100 times the bits: N^(-1/2) predicts a tenth; 20 replicas leave a factor of 3 either way
+    assert 0.03 < error[1] / error[0] < 0.3
+    out = tmp_path / "convergence.png"
+    finite_convergence_figure(runs, window=WINDOW, path=out)
+    assert out.stat().st_size > 1000
