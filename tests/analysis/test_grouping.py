@@ -55,7 +55,7 @@ def test_mirror_two_cycles_each_get_exactly_half_and_are_phase_free():
     assert np.unique(np.round(prints.tails[members, -1, 0], 8)).size == 2
 
 
-@pytest.mark.parametrize("a, n_attractors", [(2.55, 2), (2.9, 1)])
+@pytest.mark.parametrize("a, n_attractors", [(2.55, 2), pytest.param(2.9, 1, marks=pytest.mark.slow)])
 def test_chaotic_bands_split_below_the_symmetric_crisis_and_merge_above(a, n_attractors):
     starts = mirrored_starts(200, 1.5, seed=1)
     prints = fingerprint(cubic_tails(a, starts, tail=20000))
@@ -65,6 +65,7 @@ def test_chaotic_bands_split_below_the_symmetric_crisis_and_merge_above(a, n_att
     assert np.all(grouping.count == starts.size // n_attractors)
 
 
+@pytest.mark.slow  # 14 s of orbits: CI, not the fast loop (the band test keeps the module in it)
 def test_henon_strange_attractor_is_one_attractor_and_escapes_are_unresolved():
     rng = np.random.default_rng(2)
     x, y = rng.uniform(-1.5, 1.5, 400), rng.uniform(-0.4, 0.4, 400)
