@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import h5py
 import numpy as np
@@ -17,6 +18,9 @@ from .provenance import now
 from .schema import attrs as cf_attrs
 from .schema import label_flags
 from .sweep import SWEEP_KIND, sweep_layout
+
+if TYPE_CHECKING:                      # imported where used: xarray is slow to import
+    import xarray
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
 
@@ -154,7 +158,7 @@ def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> 
             group.attrs.update(attrs)
 
 
-def open_run(path):
+def open_run(path: str | os.PathLike) -> xarray.Dataset:
     """A result file as one ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md): every variable with its
     coordinates and CF attributes, and for a classified sweep the ``analysis`` group's ``label`` and
     ``period`` (read into memory; the group's attributes on ``label``). Close it before resuming the sweep into
