@@ -5,6 +5,7 @@ block sums of log|R_jj| into Lyapunov exponents with standard errors (docs/model
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,8 +199,9 @@ def progress_pieces(n_points: int) -> int:
 
 
 def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, parameters: dict | None = None,
-                   start=None, lyapunov=False, record=OBSERVABLES, record_every: int = 1,
-                   qr_every: int | None = None, n_blocks: int | None = None, backend: str = "cpu",
+                   start: State | Sequence[State] | None = None, lyapunov: bool | int = False,
+                   record: str | Sequence[str] = OBSERVABLES, record_every: int = 1, qr_every: int | None = None,
+                   n_blocks: int | None = None, backend: str | Callable = "cpu",
                    progress: bool | None = None) -> BatchResult:
     """Iterate many parameter points of one model (same tables) at once.
 
@@ -294,9 +296,9 @@ def _backend(name):
     return backend(dtype)
 
 
-def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start=None, lyapunov=False,
-             record=OBSERVABLES, record_every: int = 1, qr_every: int | None = None,
-             n_blocks: int | None = None, backend: str = "cpu") -> Trajectory:
+def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start: State | None = None,
+             lyapunov: bool | int = False, record: str | Sequence[str] = OBSERVABLES, record_every: int = 1,
+             qr_every: int | None = None, n_blocks: int | None = None, backend: str | Callable = "cpu") -> Trajectory:
     """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
@@ -43,9 +44,9 @@ RETRIES = 3
 POLL = 0.05
 
 
-def sweep(run, out, *, client=None, scheduler: str | None = None, slurm: bool = False, workers: int | None = None,
-          resume: bool | None = None, overwrite: bool = False, progress: bool = True, retries: int = RETRIES,
-          callback=None) -> str:
+def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=None, scheduler: str | None = None,
+          slurm: bool = False, workers: int | None = None, resume: bool | None = None, overwrite: bool = False,
+          progress: bool = True, retries: int = RETRIES, callback: Callable[[int, int], object] | None = None) -> str:
     """Run a sweep and write it to ``out`` (HDF5, docs/storage.md §3); returns the path.
 
     Parameters

@@ -365,7 +365,7 @@ def _set(data: dict, key: str, value) -> None:
     table[last] = value
 
 
-def load_run(source, **overrides) -> RunSpec:
+def load_run(source: str | os.PathLike | dict | RunSpec, **overrides) -> RunSpec:
     """Load and validate a run file: a path to a TOML file, TOML text, an already parsed dict or a RunSpec.
 
     ``overrides`` replace keys before validation: top-level keys (``steps=2000``, ``grid={...}``) or, with
