@@ -32,7 +32,7 @@ def main():
           "coexisting at one β_o")
     for value, i, what, label, period in forward.events():
         print(f"  β_o = {value:.3f}: id {i} {what} ({label}{f', period {period}' if period else ''})")
-    fig = attractors_figure(forward, backward=runs[1])
+    fig = attractors_figure(forward.to_dataset(), backward=runs[1].to_dataset(), parameter="β_o")
     fig.savefig(os.path.join(args.out, "attractor_census.png"), dpi=150)
 
 

@@ -19,7 +19,7 @@ Periodic orbits and bifurcations
     (docs/bifurcations.md)
 Attractors of an ensemble of starts (docs/attractors.md)
     :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
-    :func:`group_attractors`, :class:`Grouping`, :func:`match_attractors`
+    :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
 Classification
     :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
     :class:`Thresholds`, :data:`EVIDENCE`, :data:`LABELS`
@@ -31,7 +31,7 @@ from meanfield.analysis.classify import LABELS, Classification, classify, classi
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.fingerprint import Fingerprints, fingerprint, measure_distance, quantile_summary
-from meanfield.analysis.grouping import Grouping, group_attractors, match_attractors
+from meanfield.analysis.grouping import Grouping, assign_to_attractors, group_attractors, match_attractors
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
@@ -78,6 +78,7 @@ __all__ = [
     "dominant_frequencies",
     "find_cycle",
     "fingerprint",
+    "assign_to_attractors",
     "group_attractors",
     "line_frequencies",
     "lyapunov_spectrum",

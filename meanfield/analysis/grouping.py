@@ -112,6 +112,34 @@ def group_attractors(prints: Fingerprints, *, cycle_rtol: float = CYCLE_RTOL,
                     period=period[first] if first.size else np.zeros(0, np.int64))
 
 
+def assign_to_attractors(prints: Fingerprints, period: np.ndarray, scale: np.ndarray, quantiles: np.ndarray,
+                         points: list, *, cycle_rtol: float = CYCLE_RTOL,
+                         measure_rtol: float = MEASURE_RTOL) -> np.ndarray:
+    """The first of k known attractors that each start of ``prints`` is identical to, by the rules of
+    :func:`group_attractors` (module docstring) applied between the start and the attractor's representative;
+    -1 when it is none of them or unresolved. The attractors are given by their ``period`` (k,) (0: aperiodic),
+    ``scale`` (k,), ``quantiles`` (k, Q, F) and ``points`` (k cycle point sets (p, F); ignored when aperiodic).
+    Used to place starts carried over from a neighbouring parameter value (docs/attractors.md §3)."""
+    out = np.full(prints.period.shape[0], -1, dtype=np.int64)
+    for s in range(out.size):
+        p = int(prints.period[s])
+        if p < 0 or (p == 0 and not prints.stationarity[s] <= measure_rtol):
+            continue
+        for k in range(len(period)):
+            if int(period[k]) != p:
+                continue
+            if p > 0:
+                distance = _hausdorff(np.asarray(points[k]), prints.tails[s:s + 1, -p:])[0]
+                tolerance = cycle_rtol * max(scale[k], prints.scale[s])
+            else:
+                distance = measure_distance(quantiles[k], prints.quantiles[s])
+                tolerance = measure_rtol * max(scale[k], prints.scale[s])
+            if distance <= tolerance:
+                out[s] = k
+                break
+    return out
+
+
 def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np.ndarray, *, next_id: int,
                      match_rtol: float = MATCH_RTOL) -> np.ndarray:
     """Ids for the attractors of one point, continuing those of its neighbour (docs/attractors.md §3).

@@ -1,32 +1,43 @@
 """Attractors continued along one parameter: a census at every value, seeded by the previous value's attractors,
 with identities matched across values (docs/attractors.md §3).
 
-At every value the same fresh starts (the sampler's starts 0 … n−1: common random numbers, so fractions change
-only because basins do) run together with one start on each attractor found at the previous value (its
-representative's final state). Only the fresh starts count in the basin fractions; the carried starts keep an
-attractor whose basin has become too small for the fresh starts to hit (fraction 0, still present) and trace
-hysteresis: running the values in the opposite order (``reverse=True``) follows each attractor from the other
-side. Ids: the attractors of each value take the ids of the previous value's attractors by
-:func:`meanfield.analysis.match_attractors` (W1 between their measures, threshold relative to their scale);
-the others get new ids.
+Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/attractors.md §6):
+
+1. **Fresh censuses**: at every value, the same fresh starts (the sampler's starts 0 … n−1: common random
+   numbers, so fractions change only because basins do), independently of the other values
+   (:func:`~meanfield.census.find_attractors`).
+2. **The chain** (:func:`continue_censuses`), value after value: one start on each attractor present at the
+   previous value (its representative's final state) runs at this value. A carried start that lands on an
+   attractor of the fresh census adds nothing; one that lands elsewhere adds that attractor with fraction 0
+   (its basin has become too small for the fresh starts to hit, or it lives only on this side of a
+   hysteresis loop). Only the fresh starts count in the fractions. Ids: this value's attractors take the ids of
+   the previous value's by :func:`meanfield.analysis.match_attractors` (W1 between their measures, threshold
+   relative to their scale); the others get new ids. Running the values in the opposite order
+   (``reverse=True``) follows each attractor from the other side.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import xarray as xr
 
-from ..analysis.grouping import MATCH_RTOL, match_attractors
+from ..analysis.fingerprint import DEFAULT_QUANTILES, fingerprint
+from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec, require_int
-from .find import Census, find_attractors
+from .find import Attractor, Census, attractor_label, check_census_lengths, find_attractors, run_starts
 from .starts import sample
+
+#: Labels of census attractors, in the order of their integer codes in stored files (-1: absent).
+CENSUS_LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "aperiodic")
 
 
 @dataclass(frozen=True)
 class AttractorContinuation:
     """Censuses along ``parameter``: ``values`` in the order computed, ``censuses[v]`` the census at values[v]
-    (fractions over the fresh starts), ``ids[v][k]`` the id of its attractor k."""
+    (fractions over the fresh starts; attractors reached only by a carried start have fraction 0), ``ids[v][k]``
+    the id of its attractor k."""
 
     parameter: str
     values: np.ndarray
@@ -38,45 +49,134 @@ class AttractorContinuation:
         return 1 + max((int(i.max()) for i in self.ids if i.size), default=-1)
 
     def fractions(self) -> np.ndarray:
-        """(values, ids) basin fraction of every id at every value; NaN where the id is absent (an attractor
-        present with fraction 0 is reached only from the previous value's attractor)."""
+        """(values, ids) basin fraction of every id at every value; NaN where the id is absent."""
         out = np.full((len(self.values), self.n_ids), np.nan)
         for v, (census, ids) in enumerate(zip(self.censuses, self.ids)):
             out[v, ids] = [a.fraction for a in census.attractors]
         return out
 
     def events(self) -> list[tuple]:
-        """(value, id, "appears" | "vanishes", label, period) where an id starts or stops being present, in the
-        order the values were computed."""
-        present = ~np.isnan(self.fractions())
-        found = []
-        for v in range(1, len(self.values)):
-            for i in np.flatnonzero(present[v] != present[v - 1]):
-                side = v if present[v, i] else v - 1
-                attractor = self.censuses[side].attractors[int(np.flatnonzero(self.ids[side] == i)[0])]
-                found.append((float(self.values[v]), int(i), "appears" if present[v, i] else "vanishes",
-                              attractor.label, attractor.period))
-        return found
+        """(value, id, "appears" | "vanishes", label, period) in the order the values were computed."""
+        return attractor_events(self.to_dataset(), order=self.values)
+
+    def to_dataset(self, max_period: int | None = None) -> xr.Dataset:
+        """The continuation as an ``xarray.Dataset`` over (``parameter``, ``attractor``) in increasing parameter
+        order — the form a sweep stores (docs/storage.md §7): ``fraction``, ``fraction_stderr`` (NaN where an id
+        is absent), ``label`` (codes into ``label_names``, -1 absent), ``period`` (0 aperiodic, -1 absent),
+        ``scale``, ``summary`` (quantile, feature), ``points`` (cycle_point, feature; NaN-padded to
+        ``max_period``, default the longest cycle), ``lyapunov`` (exponent) when computed, and ``unresolved``
+        (the fraction of fresh starts in no attractor) per value."""
+        order = np.argsort(self.values, kind="stable")
+        n_v, n_a = len(self.values), max(self.n_ids, 1)
+        cycles = [a.period for c in self.censuses for a in c.attractors]
+        width = max(max_period or 0, max(cycles, default=1), 1)
+        q, m = _summary_shape(self.censuses)
+        k = next((a.lyapunov.size for c in self.censuses for a in c.attractors if a.lyapunov is not None), 0)
+        fraction, stderr, scale = (np.full((n_v, n_a), np.nan) for _ in range(3))
+        label, period = np.full((n_v, n_a), -1, np.int8), np.full((n_v, n_a), -1, np.int32)
+        summary, points = np.full((n_v, n_a, q, m), np.nan), np.full((n_v, n_a, width, m), np.nan)
+        lyapunov = np.full((n_v, n_a, k), np.nan)
+        unresolved = np.empty(n_v)
+        for row, v in enumerate(order):
+            census = self.censuses[v]
+            unresolved[row] = census.unresolved_fraction
+            for a, i in zip(census.attractors, self.ids[v]):
+                fraction[row, i], stderr[row, i], scale[row, i] = a.fraction, a.fraction_stderr, a.scale
+                label[row, i], period[row, i] = CENSUS_LABELS.index(a.label), a.period
+                summary[row, i] = a.summary
+                if a.period > 0:
+                    points[row, i, :a.period] = a.points
+                if a.lyapunov is not None:
+                    lyapunov[row, i] = a.lyapunov
+        dims = (self.parameter, "attractor")
+        data = {"fraction": (dims, fraction), "fraction_stderr": (dims, stderr), "label": (dims, label),
+                "period": (dims, period), "scale": (dims, scale),
+                "summary": (dims + ("quantile", "feature"), summary),
+                "points": (dims + ("cycle_point", "feature"), points), "unresolved": ((self.parameter,), unresolved)}
+        if k:
+            data["lyapunov"] = (dims + ("exponent",), lyapunov)
+        coords = {self.parameter: np.asarray(self.values)[order], "attractor": np.arange(n_a),
+                  "quantile": (np.arange(q) + 0.5) / q, "feature": np.arange(m), "cycle_point": np.arange(width)}
+        if k:
+            coords["exponent"] = np.arange(k)
+        return xr.Dataset(data, coords=coords,
+                          attrs={"label_names": " ".join(CENSUS_LABELS),
+                                 "direction": "down" if self.values[0] > self.values[-1] else "up"})
 
 
-def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, steps: int, transient: int, *,
-                        seed: int = 0, reverse: bool = False, match_rtol: float = MATCH_RTOL,
-                        **options) -> AttractorContinuation:
-    """Census of ``starts`` fresh starts (and the previous value's attractors) at every value of ``parameter``
-    (module docstring). ``options`` go to :func:`find_attractors` (lyapunov, max_period, chunk, tolerances,
-    backend, progress)."""
-    if parameter not in SCALAR_PARAMETERS:
-        raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
-    values = np.asarray(values, dtype=float).ravel()
-    if values.size < 1 or not np.all(np.isfinite(values)):
-        raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
-    values = values[::-1] if reverse else values
-    n = require_int("starts", starts, 1)
-    censuses, ids, previous, next_id = [], [], None, 0
-    for value in values:
+def _summary_shape(censuses) -> tuple:
+    for census in censuses:
+        for a in census.attractors:
+            return a.summary.shape
+    return DEFAULT_QUANTILES, 1
+
+
+def attractor_events(ds: xr.Dataset, order=None) -> list[tuple]:
+    """Where attractor ids appear and vanish in a continuation dataset (:meth:`AttractorContinuation.to_dataset`,
+    or a sweep file's ``attractors/up`` group read with xarray): (value, id, "appears" | "vanishes", label,
+    period), following the values in ``order`` (default: the order they were continued in, the dataset's
+    ``direction``)."""
+    axis = ds["fraction"].dims[0]
+    if order is None:
+        order = ds[axis].values[::-1] if ds.attrs.get("direction") == "down" else ds[axis].values
+    values = np.asarray(order, dtype=float)
+    ds = ds.sel({axis: values})
+    present = ds["label"].values >= 0
+    names = ds.attrs["label_names"].split()
+    found = []
+    for v in range(1, len(values)):
+        for i in np.flatnonzero(present[v] != present[v - 1]):
+            side = v if present[v, i] else v - 1
+            found.append((float(values[v]), int(i), "appears" if present[v, i] else "vanishes",
+                          names[int(ds["label"].values[side, i])], int(ds["period"].values[side, i])))
+    return found
+
+
+def _carried(model: ModelSpec, census: Census, previous: list, steps: int, transient: int, *, lyapunov, backend,
+             max_period: int, rtol: tuple) -> Census:
+    """``census`` extended by the attractors that starts on ``previous`` (the neighbouring value's attractors)
+    reach at ``model`` and the census lacks (fraction 0); module docstring, stage 2."""
+    if not previous:
+        return census
+    starts = [a.state for a in previous]
+    batch = run_starts(model, {"beta_o": np.full(len(starts), model.beta_o)}, starts, steps, transient,
+                       lyapunov=lyapunov, backend=backend, progress=False)
+    prints = fingerprint(batch.records["att"], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    found = list(census.attractors)
+    for s in range(len(starts)):
+        if _identify(prints, found, rtol)[s] >= 0:
+            continue
+        if prints.period[s] < 0 or (prints.period[s] == 0 and not prints.stationarity[s] <= rtol[1]):
+            continue                                         # unresolved: the attractor is lost, not merged
+        period = int(prints.period[s])
+        exponents = None if batch.lyapunov is None else batch.lyapunov[s]
+        found.append(Attractor(
+            label=attractor_label(period, exponents, model.forcing_period()), period=period, fraction=0.0,
+            fraction_stderr=0.0, lyapunov=exponents, state=batch.final_state(s), summary=prints.quantiles[s],
+            points=prints.cycle_points(s) if period > 0 else prints.tails[s], scale=float(prints.scale[s])))
+    return replace(census, attractors=found)
+
+
+def _identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
+    """The index in ``attractors`` that each start of ``prints`` is identical to (-1: none)."""
+    if not attractors:
+        return np.full(prints.period.shape, -1, dtype=np.int64)
+    return assign_to_attractors(prints, np.array([a.period for a in attractors], dtype=np.int64),
+                                np.array([a.scale for a in attractors]), np.array([a.summary for a in attractors]),
+                                [a.points for a in attractors], cycle_rtol=rtol[0], measure_rtol=rtol[1])
+
+
+def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, steps: int, transient: int, *,
+                      lyapunov=False, max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                      match_rtol: float = MATCH_RTOL, backend: str = "cpu") -> AttractorContinuation:
+    """Stage 2 (module docstring): chain the fresh ``censuses`` (one per value of ``values``, in the order to
+    follow) with carried starts and matched ids. ``model`` holds every other parameter; the run lengths and
+    options are those of the fresh censuses."""
+    chained, ids, previous, next_id = [], [], None, 0
+    for value, fresh in zip(values, censuses):
         at = model.replace(**{parameter: float(value)})
-        carried = [] if previous is None else [a.state for a in previous.attractors]
-        census = find_attractors(at, sample(at, n, seed=seed) + carried, steps, transient, counted=n, **options)
+        census = _carried(at, fresh, [] if previous is None else previous.attractors, steps, transient,
+                          lyapunov=lyapunov, backend=backend, max_period=max_period, rtol=rtol)
         current = np.array([a.summary for a in census.attractors])
         if previous is None or not previous.attractors or not census.attractors:
             own = next_id + np.arange(len(census.attractors))
@@ -84,10 +184,37 @@ def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, s
             own = match_attractors(np.array([a.summary for a in previous.attractors]), ids[-1], current,
                                    next_id=next_id, match_rtol=match_rtol)
         next_id = max(next_id, int(own.max()) + 1 if own.size else next_id)
-        censuses.append(census)
+        chained.append(census)
         ids.append(np.asarray(own, dtype=np.int64))
         previous = census
-    return AttractorContinuation(parameter=parameter, values=values, censuses=censuses, ids=ids)
+    return AttractorContinuation(parameter=parameter, values=np.asarray(values, dtype=float), censuses=chained,
+                                 ids=ids)
 
 
-__all__ = ["AttractorContinuation", "continue_attractors", "Census"]
+def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, steps: int, transient: int, *,
+                        seed: int = 0, sampler: str = "uniform", reverse: bool = False,
+                        match_rtol: float = MATCH_RTOL, lyapunov=False, max_period: int = 256,
+                        rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL), backend: str = "cpu",
+                        progress: bool | None = None) -> AttractorContinuation:
+    """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
+    docstring); ``reverse`` follows them from the last value down. A sweep with an ``[attractors]`` table
+    computes the same on a cluster (docs/attractors.md §6)."""
+    if parameter not in SCALAR_PARAMETERS:
+        raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size < 1 or not np.all(np.isfinite(values)):
+        raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
+    n = require_int("starts", starts, 1)
+    check_census_lengths(steps, transient, max_period)
+    values = values[::-1] if reverse else values
+    options = dict(lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend)
+    fresh = []
+    for value in values:
+        at = model.replace(**{parameter: float(value)})
+        fresh.append(find_attractors(at, sample(at, n, sampler, seed=seed), steps, transient, progress=progress,
+                                     **options))
+    return continue_censuses(model, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
+
+
+__all__ = ["AttractorContinuation", "CENSUS_LABELS", "attractor_events", "continue_attractors", "continue_censuses",
+           "Census"]

@@ -34,7 +34,8 @@ class Attractor:
     and its binomial standard error √(f(1−f)/n); ``lyapunov`` the representative start's exponents (None
     unless computed); ``state`` the representative's final state (a start on the attractor); ``summary`` the
     (Q, M) quantiles of the tail of the attention row (its invariant measure's marginals, docs/attractors.md
-    §2); ``points`` the cycle's points (period, M), or the representative's tail when aperiodic.
+    §2); ``points`` the cycle's points (period, M), or the representative's tail when aperiodic; ``scale`` the
+    representative's extent, to which the identity tolerances are relative.
     """
 
     label: str
@@ -45,6 +46,7 @@ class Attractor:
     state: State
     summary: np.ndarray
     points: np.ndarray
+    scale: float
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,43 @@ def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
     return starts
 
 
+def census_of(model: ModelSpec, tails: np.ndarray, exponents, final_state, *, counted: int | None = None,
+              max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL)) -> Census:
+    """The census of one parameter point from its starts' recorded tails (starts, time, M) of the attention
+    row, their ``exponents`` (starts, k) or None, and ``final_state(i)``, the final State of start i. Only the
+    first ``counted`` starts count in the fractions (default: all)."""
+    weighed = tails.shape[0] if counted is None else counted
+    prints = fingerprint(tails, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    grouping = group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
+    attractors = []
+    for k, first in enumerate(grouping.representative):
+        period = int(grouping.period[k])
+        fraction = np.count_nonzero(grouping.assignment[:weighed] == k) / weighed
+        own = None if exponents is None else exponents[first]
+        attractors.append(Attractor(
+            label=attractor_label(period, own, model.forcing_period()), period=period, fraction=float(fraction),
+            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=own,
+            state=final_state(int(first)), summary=prints.quantiles[first],
+            points=prints.cycle_points(first) if period > 0 else prints.tails[first], scale=float(prints.scale[first])))
+    return Census(attractors=attractors, assignment=grouping.assignment, fingerprints=prints)
+
+
+def run_starts(model: ModelSpec, parameters: dict, starts: list, steps: int, transient: int, *, lyapunov=False,
+               backend: str = "cpu", progress: bool | None = None):
+    """One batched kernel run of ``starts`` (one lane each) at ``parameters`` (arrays, one value per start),
+    recording the attention row over t = transient .. steps-1: returns the :class:`~meanfield.simulate.Batch`."""
+    return simulate_batch(model, steps, transient, parameters=parameters, start=starts, lyapunov=lyapunov,
+                          record=("att",), backend=backend, progress=progress)
+
+
+def check_census_lengths(steps: int, transient: int, max_period: int) -> None:
+    """ConfigError unless the tail steps − transient holds two periods of ``max_period``."""
+    require_int("max_period", max_period, 1)
+    if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
+        raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
+                          f"periods of max_period = {max_period} (steps - transient >= {2 * max_period})")
+
+
 def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
                     chunk: int | None = None, max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                     backend: str = "cpu", progress: bool | None = None,
@@ -109,8 +148,8 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
         The identity tolerances of cycles and of measures, relative to the attractor's scale
         (:func:`meanfield.analysis.group_attractors`, docs/attractors.md §2).
     counted : int, optional
-        Only the first ``counted`` starts count in the fractions (the others, e.g. attractors carried over from
-        a neighbouring parameter, can add attractors but not basin weight; default: all).
+        Only the first ``counted`` starts count in the fractions (the others can add attractors but not basin
+        weight; default: all).
     """
     states = _starts(model, starts, require_int("seed", seed, 0))
     n = len(states)
@@ -118,29 +157,11 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
     weighed = n if counted is None else require_int("counted", counted, 1)
     if weighed > n:
         raise ConfigError(f"counted = {counted} is not allowed: at most the {n} starts")
-    require_int("max_period", max_period, 1)
-    if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
-        raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
-                          f"periods of max_period = {max_period} (steps - transient >= {2 * max_period})")
-    parts = []
-    for lo in range(0, n, chunk):
-        piece = states[lo:lo + chunk]
-        parts.append(simulate_batch(model, steps, transient, parameters={"beta_o": np.full(len(piece), model.beta_o)},
-                                    start=piece, lyapunov=lyapunov, record=("att",), backend=backend,
-                                    progress=progress))
+    check_census_lengths(steps, transient, max_period)
+    parts = [run_starts(model, {"beta_o": np.full(len(states[lo:lo + chunk]), model.beta_o)}, states[lo:lo + chunk],
+                        steps, transient, lyapunov=lyapunov, backend=backend, progress=progress)
+             for lo in range(0, n, chunk)]
     tails = np.concatenate([p.records["att"] for p in parts])
     exponents = None if parts[0].lyapunov is None else np.concatenate([p.lyapunov for p in parts])
-    prints = fingerprint(tails, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
-    grouping = group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
-    attractors = []
-    for k, first in enumerate(grouping.representative):
-        period = int(grouping.period[k])
-        fraction = np.count_nonzero(grouping.assignment[:weighed] == k) / weighed
-        own = None if exponents is None else exponents[first]
-        part, index = divmod(int(first), chunk)
-        attractors.append(Attractor(
-            label=attractor_label(period, own, model.forcing_period()), period=period, fraction=float(fraction),
-            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=own,
-            state=parts[part].final_state(index), summary=prints.quantiles[first],
-            points=prints.cycle_points(first) if period > 0 else prints.tails[first]))
-    return Census(attractors=attractors, assignment=grouping.assignment, fingerprints=prints)
+    return census_of(model, tails, exponents, lambda i: parts[i // chunk].final_state(i % chunk), counted=weighed,
+                     max_period=max_period, rtol=rtol)

@@ -95,7 +95,7 @@ def test_bad_arguments_are_refused(kwargs, key):
 def test_attractor_figure_colours_each_id_and_stacks_the_fractions(tmp_path):
     from meanfield.plots.attractors import attractors_figure
     run = continue_attractors(mf.presets.paper(), "beta_o", [1.0, 1.27], 16, 30_000, 28_000, progress=False)
-    fig = attractors_figure(run)
+    fig = attractors_figure(run.to_dataset())
     top, bottom = fig.axes
     # one stacked band per id plus the unresolved share, and at least one scatter per attractor found
     assert len(bottom.collections) == run.n_ids + 1

@@ -27,10 +27,21 @@ from ...errors import ClusterError, StoreError
 from ...progress import progress_bar
 from ..spec.runfile import RunSpec, load_run
 from ..spec.where import where_to_compute
-from ..store import PART_SUFFIX, append_provenance, done_flags, read_points, update_provenance, write_points
+from ..store import (
+    PART_SUFFIX,
+    append_provenance,
+    done_flags,
+    read_points,
+    reading,
+    sweep_layout,
+    update_provenance,
+    write_points,
+)
+from ..store.census import attractors_done, write_attractors
 from ..store.lock import writer_lock
 from ..store.output import plan_output
 from ..store.provenance import now, record
+from .census import chain_line, lines_of, stack_lines
 from .cluster import connect
 from .plan import plan
 from .preflight import check_sweep, check_workers
@@ -82,7 +93,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with writer_lock(out):
         target = plan_output(run, out, resume, overwrite)
-        if target.complete:
+        if target.complete and not _chain_pending(run, target.work):
             if progress and target.work == out:
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
                       file=sys.stderr)
@@ -94,6 +105,8 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
             _record(f, run, connection, "create" if target.create else "resume", where.describe())
             try:
                 _compute(run, f, connection, progress, retries, callback, hosts)
+                if run.attractors is not None and not attractors_done(f, run):
+                    _chain(run, f, connection.client, progress, retries)
             except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _end_record(f, hosts)
@@ -115,6 +128,42 @@ def _record(f, run: RunSpec, connection, action: str, where: str) -> None:
     log.debug("%s %s: %d of %d points to compute on %s (%d workers, hosts %s)", action, f.filename, todo,
               run.n_points, where, n_workers, hosts)
     append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=hosts, points_to_compute=todo))
+
+
+def _chain_pending(run: RunSpec, path: str) -> bool:
+    """Whether the census's chained stage (docs/attractors.md §6) is still to be written to ``path``."""
+    if run.attractors is None:
+        return False
+    with reading(path) as f:
+        return not attractors_done(f, run)
+
+
+def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
+    """Stage 2 of the census (:mod:`.census`): one task per line and direction from the stored fresh
+    censuses, each direction's group written when its lines are done."""
+    lines = lines_of(run)
+    stored = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])
+              for name in sweep_layout(run) if name.startswith("census_")}
+    for direction in run.attractors.directions:
+        futures = [client.submit(chain_line, run, direction, line, {k: v[line] for k, v in stored.items()},
+                                 retries=retries, pure=False) for line in lines]
+        bar = progress_bar(len(lines), f"{run.name}: attractors {direction}", enabled=progress)
+        pieces = []
+        try:
+            with _ctrl_c() as stop:
+                for future in futures:
+                    while not future.done():
+                        if stop.is_set():
+                            raise KeyboardInterrupt
+                        time.sleep(POLL)
+                    pieces.append(future.result())
+                    bar.update(1)
+        except BaseException:
+            client.cancel(futures)
+            raise
+        finally:
+            bar.close()
+        write_attractors(f, direction, stack_lines(run, pieces))
 
 
 def _end_record(f, hosts: set) -> None:

@@ -18,6 +18,7 @@ from ...finite import simulate_finite_batch
 from ...model.state import State
 from ...simulate import simulate_batch
 from ..spec.runfile import RunSpec
+from .census import census_arrays
 from .evidence import EVIDENCE, point_evidence
 
 
@@ -145,6 +146,8 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
     if run.record.tail:
         for name in run.record.observables:
             out[f"tail_{name}"] = result.records[name][:, -run.record.tail:]
+    if run.attractors is not None:
+        out.update(census_arrays(run, model, indices, params))
     return out
 
 

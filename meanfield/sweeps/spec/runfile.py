@@ -46,6 +46,10 @@ A run file (see ``runs/*.toml``)::
     [cluster]                     # optional: where to compute (keys: meanfield.sweeps.spec.clusterspec)
     kind = "local"                # local (default) or slurm; SLURM also with --slurm
 
+    [attractors]                  # optional: a census of many starts at every point, chained along an axis
+    starts = 64                   # fresh starts per point (docs/attractors.md §6)
+    direction = "up"              # up | both (hysteresis)
+
     [finite]                      # optional: the finite-N network instead of the MF (docs/model.md §6)
     n_bits = [990, 9900, 99000]   # an extra last grid axis n_bits; multiples of the model's N_se
     replicas = 16
@@ -73,6 +77,7 @@ from .tables import (
     MODEL_AXES,
     START_KEYS,
     TOP_KEYS,
+    AttractorSpec,
     Axis,
     ContinuationSpec,
     FiniteSpec,
@@ -81,6 +86,7 @@ from .tables import (
     StartSpec,
     check_keys,
     check_points,
+    parse_attractors,
     parse_continuation,
     parse_finite,
     parse_grid,
@@ -113,6 +119,7 @@ class RunSpec:
     backend: str = "cpu"
     cluster: dict = field(default_factory=dict)
     finite: FiniteSpec | None = None
+    attractors: AttractorSpec | None = None
     source: str = ""
 
     @cached_property
@@ -211,8 +218,9 @@ class RunSpec:
         for key, default in (("file", None), ("index", 0)):   # absent at their defaults: older files keep their key
             if out["start"][key] == default:
                 del out["start"][key]
-        if self.finite is not None:                 # absent otherwise: older files keep their result key
-            out["finite"] = asdict(self.finite)
+        for key in ("finite", "attractors"):        # absent otherwise: older files keep their result key
+            if getattr(self, key) is not None:
+                out[key] = asdict(getattr(self, key))
         return out
 
     def to_json(self) -> str:
@@ -251,6 +259,8 @@ def _to_file_form(data: dict) -> dict:
         out["cluster"] = dict(data["cluster"])
     if data.get("finite") is not None:
         out["finite"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in data["finite"].items()}
+    if data.get("attractors") is not None:
+        out["attractors"] = dict(data["attractors"])
     return out
 
 
@@ -301,7 +311,8 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
               "reductions": lambda v: parse_reductions(v, model.n_features),
               "continuation": lambda v: parse_continuation(v, axes),
               "cluster": lambda v: dict(check_keys(v, CLUSTER_KEYS, "cluster")),
-              "finite": lambda v: parse_finite(v, model)}
+              "finite": lambda v: parse_finite(v, model),
+              "attractors": lambda v: parse_attractors(v, axes)}
     optional = {key: check(data[key]) for key, check in checks.items() if key in data}
     run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
@@ -311,10 +322,25 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         _check_finite_run(run, data, model)
         check_points(run.n_points, " x ".join(str(n) for n in run.shape))
         return run                                       # the finite network starts from x0 = W^o[0]
+    if run.attractors is not None:
+        _check_census_run(run)
     state = run.base_state(model)
     check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
                       model.context, run.continuation.pre_steps if run.continuation else 0)
     return run
+
+
+def _check_census_run(run: RunSpec) -> None:
+    """Refuse an ``[attractors]`` table the census cannot run (docs/attractors.md §6)."""
+    from ...census.find import check_census_lengths
+
+    spec = run.attractors
+    if run.device != "cpu":
+        raise ConfigError(f"backend = {run.backend!r} is not allowed with [attractors]: the census runs on the CPU")
+    try:
+        check_census_lengths(run.steps, run.transient, spec.max_period)
+    except ConfigError as exc:
+        raise ConfigError(f"attractors.max_period = {spec.max_period}: {exc}") from None
 
 
 def _check_model_axes(run: RunSpec, preset_name: str) -> None:
@@ -339,6 +365,8 @@ def _check_finite_run(run: RunSpec, data: dict, model) -> None:
                           "are not defined for the sampled network; set lyapunov = false")
     if run.continuation is not None:
         raise ConfigError("continuation is not allowed with [finite]: every finite point starts from x0 = W^o[0]")
+    if run.attractors is not None:
+        raise ConfigError("attractors is not allowed with [finite]: the census runs the mean field")
     if run.start.kind != "checkpoint":
         raise ConfigError(f"start = {data.get('start')!r} is not allowed with [finite]: the finite network "
                           "starts from x0 = W^o[0] and the mean field from the aligned start (docs/model.md §6.3)")

@@ -32,6 +32,9 @@ COORDINATES = {
     "exponent": "index of the Lyapunov exponent (0 = largest)",
     "band_point": "index of the Poincare band value (time order)",
     "tail_step": "iteration t of the stored tail row",
+    "census_slot": "attractor of the point's fresh census (by decreasing basin fraction)",
+    "start": "fresh start of the census (counter-based index)", "quantile": "quantile level of the summary",
+    "cycle_point": "point of the cycle (phase arbitrary)", "attractor": "attractor id, matched along the axis",
 }
 
 #: Per-point datasets of sweep and trajectory files (the observable-dependent ones are built by :func:`attrs`).
@@ -51,6 +54,25 @@ VARIABLES = {
     "Poincare band pair (its value is near 0 on the band)",
     "band_count": "number of steps on the Poincare band", "band_distinct": "distinct values on the Poincare band",
     "period": "period of a periodic point, in steps (-1: none)",
+    "census_count": "attractors found by the fresh census (more than census_slot: not all stored)",
+    "census_unresolved": "fraction of the fresh starts in no attractor",
+    "census_assignment": "attractor of each fresh start (census_slot index, -1: unresolved)",
+    "census_period": "period of the attractor in steps (0: aperiodic, -1: empty slot)",
+    "census_label": "class of the attractor (codes: label_names; -1 empty slot)",
+    "census_depth": "valid rows of the representative's final window",
+    "census_fraction": "basin fraction over the fresh starts", "census_fraction_stderr": "binomial standard "
+    "error of the basin fraction", "census_scale": "extent of the attractor (largest per-feature range)",
+    "census_summary": "quantiles of the newest attention row on the attractor",
+    "census_points": "points of the cycle (newest attention row; NaN beyond the period)",
+    "census_att": "final attention window of a start on the attractor",
+    "census_pe": "final positional-code window of a start on the attractor",
+    "census_lyapunov": "Lyapunov exponents of a start on the attractor, per step",
+    "fraction": "basin fraction over the fresh starts (NaN: absent)", "fraction_stderr": "binomial standard "
+    "error of the basin fraction", "label": "class of the attractor (codes: label_names; -1 absent)",
+    "scale": "extent of the attractor (largest per-feature range)",
+    "summary": "quantiles of the newest attention row on the attractor",
+    "points": "points of the cycle (newest attention row; NaN beyond the period)",
+    "unresolved": "fraction of the fresh starts in no attractor",
 }
 
 #: Flag variables: (long_name, values, meanings).

@@ -23,6 +23,7 @@ from .files import (
     reason,
     reserve,
 )
+from .census import census_coordinates, census_layout
 from .provenance import now
 from .provenance import record as provenance_record
 from .schema import attrs as cf_attrs
@@ -62,6 +63,8 @@ def sweep_layout(run: RunSpec) -> dict:
                        "band_count": (("pair",), np.int64, -1), "band_distinct": (("pair",), np.int32, -1)})
     if run.record.tail:
         layout.update({f"tail_{o}": (("tail_step", "feature"), np.float64, np.nan) for o in run.record.observables})
+    if run.attractors is not None:
+        layout.update(census_layout(run))
     if model.pe_bits == 0:
         layout = {k: v for k, v in layout.items() if "pe_bit" not in v[0]}
     return layout
@@ -82,6 +85,8 @@ def _coordinates(run: RunSpec, layout: dict) -> dict:
                  ybin=(edges[:-1] + edges[1:]) / 2, pair=[f"{p}|{q}" for p, q in spec.band_pairs],
                  band_point=np.arange(spec.band_cap), evidence_key=list(EVIDENCE),
                  tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+    if run.attractors is not None:
+        extra.update(census_coordinates(run))
     used = {d for dims, _, _ in layout.values() for d in dims}
     coords.update({name: values for name, values in extra.items() if name in used})
     return coords
