@@ -141,7 +141,7 @@ def assign_to_attractors(prints: Fingerprints, period: np.ndarray, scale: np.nda
 
 
 def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np.ndarray, *, next_id: int,
-                     match_rtol: float = MATCH_RTOL) -> np.ndarray:
+                     match_rtol: float = MATCH_RTOL, kinds: tuple | None = None) -> np.ndarray:
     """Ids for the attractors of one point, continuing those of its neighbour (docs/attractors.md §3).
 
     ``previous`` (k, Q, F) and ``current`` (j, Q, F) are quantile summaries (:func:`quantile_summary`) of the
@@ -149,7 +149,10 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
     total W1 distance (Hungarian assignment, ``scipy.optimize.linear_sum_assignment``) keep the neighbour's id
     when their distance is at most ``match_rtol`` times the scale of this point's attractors together (the
     largest per-feature extent of their union; a single attractor's own extent can be tiny, e.g. a small cycle
-    far from the origin, and says nothing about how far it moves). Every other attractor is new and gets
+    far from the origin, and says nothing about how far it moves). With ``kinds`` = (previous, current) arrays
+    of labels (e.g. periodic vs aperiodic), only attractors of one kind continue each other: an id follows a
+    cycle through changes of its period, never into a chaotic set whose measure happens to be near it. Every
+    other attractor is new and gets
     ``next_id``, ``next_id + 1``, … in its order in ``current``. Returns (j,) int ids.
     """
     previous, current = np.asarray(previous, float), np.asarray(current, float)
@@ -161,6 +164,8 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
         extent = (current.max(axis=(0, 1)) - current.min(axis=(0, 1))).max()
         scale = extent if extent > 0 else max(np.abs(current).max(), 1.0)
         distance = measure_distance(current[:, None], previous[None, :]) / scale
+        if kinds is not None:
+            distance[np.asarray(kinds[1])[:, None] != np.asarray(kinds[0])[None, :]] = np.inf
         rows, cols = linear_sum_assignment(np.where(distance <= match_rtol, distance, 1e9))
         keep = distance[rows, cols] <= match_rtol
         ids[rows[keep]] = np.asarray(previous_ids)[cols[keep]]

@@ -104,6 +104,11 @@ class AttractorContinuation:
                                  "direction": "down" if self.values[0] > self.values[-1] else "up"})
 
 
+def _periodic(census: Census) -> np.ndarray:
+    """Which attractors of ``census`` are cycles (ids continue only within a kind, docs/attractors.md §3)."""
+    return np.array([a.period > 0 for a in census.attractors])
+
+
 def _summary_shape(censuses) -> tuple:
     for census in censuses:
         for a in census.attractors:
@@ -182,7 +187,8 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
             own = next_id + np.arange(len(census.attractors))
         else:
             own = match_attractors(np.array([a.summary for a in previous.attractors]), ids[-1], current,
-                                   next_id=next_id, match_rtol=match_rtol)
+                                   next_id=next_id, match_rtol=match_rtol,
+                                   kinds=(_periodic(previous), _periodic(census)))
         next_id = max(next_id, int(own.max()) + 1 if own.size else next_id)
         chained.append(census)
         ids.append(np.asarray(own, dtype=np.int64))

@@ -52,6 +52,7 @@ def run(args):
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.store import read_sweep
+    from ..sweeps.store.census import census_events
     from ..sweeps.store.lock import holder
     from . import parse_overrides, report
     thresholds = _thresholds(parse_overrides(args.overrides))
@@ -88,3 +89,5 @@ def run(args):
             report(args, located_table(axis, located))
         else:
             report(args, transition_table(axis, found, args.refine))
+    for line in census_events(args.path):
+        report(args, line)

@@ -1,7 +1,7 @@
 """``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG, PDF or SVG by the output's extension)."""
 from __future__ import annotations
 
-KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase")
+KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors")
 
 
 def register(sub, parents):
@@ -11,8 +11,10 @@ def register(sub, parents):
                                    "them; density: orbit histogram only (log colour scale); classes: "
                                    "class-coloured only (periodic orbits plus Poincaré band points coloured by "
                                    "the automatic class); lyapunov: exponents vs the swept parameter with class "
-                                   "bands; phase: class map of a 2-D sweep. Trajectory files are drawn by "
-                                   "`meanfield simulate --plot`.")
+                                   "bands; phase: class map of a 2-D sweep; attractors: every attractor of a census "
+                                   "sweep ([attractors] table) in its own colour over the stacked basin "
+                                   "fractions, the backward continuation in black. Trajectory files are drawn "
+                                   "by `meanfield simulate --plot`.")
     p.add_argument("kind", choices=KINDS)
     p.add_argument("path", help="sweep file written by `meanfield sweep`")
     p.add_argument("-o", "--output", help="output file (.png, .pdf or .svg; default: next to the sweep file, "
@@ -43,6 +45,8 @@ def run(args):
     elif args.kind == "lyapunov":
         from ..plots.sweep import lyapunov_vs_parameter
         fig = lyapunov_vs_parameter(args.path, k=args.k)
+    elif args.kind == "attractors":
+        fig = _attractors(args.path, args.feature)
     else:
         from ..plots.sweep import class_map
         fig = class_map(args.path)
@@ -50,3 +54,26 @@ def run(args):
         os.makedirs(os.path.dirname(output), exist_ok=True)
     fig.savefig(output, dpi=200)
     report(args, f"wrote {output}")
+
+
+def _attractors(path: str, feature: int):
+    """The census figure of a sweep file's chained censuses (docs/attractors.md §6)."""
+    from ..errors import ConfigError
+    from ..plots.attractors import attractors_figure
+    from ..sweeps.store.census import open_attractors
+    try:
+        up = open_attractors(path, "up")
+    except KeyError as exc:
+        raise ConfigError(str(exc).strip("'\"")) from None
+    if up["fraction"].ndim != 2:
+        raise ConfigError(f"plot attractors: {path!r} holds a 2-D census; select a line with xarray "
+                          "(meanfield.sweeps.store.census.open_attractors) and draw it with "
+                          "meanfield.plots.attractors.attractors_figure")
+    try:
+        down = open_attractors(path, "down")
+    except KeyError:
+        down = None
+    if not 0 <= feature < up.sizes["feature"]:
+        raise ConfigError(f"--feature = {feature} is not allowed: the census has {up.sizes['feature']} features")
+    return attractors_figure(up, backward=down, feature=feature,
+                             feature_label=f"newest attention row, feature {feature + 1}")

@@ -19,7 +19,13 @@ Known answers, none tuned here:
 import numpy as np
 import pytest
 
-from meanfield.analysis import fingerprint, group_attractors, match_attractors, quantile_summary
+from meanfield.analysis import (
+    assign_to_attractors,
+    fingerprint,
+    group_attractors,
+    match_attractors,
+    quantile_summary,
+)
 from meanfield.errors import AnalysisError
 
 
@@ -128,3 +134,26 @@ def test_bad_input_is_refused():
         fingerprint(np.zeros((3, 2, 1)))
     with pytest.raises(AnalysisError, match="cycle_rtol"):
         group_attractors(fingerprint(np.zeros((2, 10))), cycle_rtol=2.0)
+
+
+def test_ids_continue_only_within_a_kind_when_kinds_are_given():
+    # a cycle's points and a chaotic band with nearly the same quantiles: by measure alone the band continues the
+    # cycle's id; told that one is periodic and the other not, the band is a new attractor
+    levels = (np.arange(8) + 0.5) / 8
+    cycle, band = levels[:, None], levels[:, None] + 0.01
+    assert match_attractors(cycle[None], np.array([3]), band[None], next_id=4).tolist() == [3]
+    kinds = (np.array([True]), np.array([False]))
+    assert match_attractors(cycle[None], np.array([3]), band[None], next_id=4, kinds=kinds).tolist() == [4]
+
+
+def test_a_carried_start_is_placed_on_the_first_identical_attractor_or_none():
+    # the odd cubic map's mirror 2-cycles (a = 2.1, docs of cubic_tails): a start on the positive cycle is placed on
+    # the known positive cycle, one on the negative cycle on nothing when only the positive one is known
+    starts = mirrored_starts(4, 1.2, seed=5)
+    prints = fingerprint(cubic_tails(2.1, starts))
+    grouping = group_attractors(prints)
+    first = grouping.representative[0]
+    known = assign_to_attractors(prints, prints.period[[first]], prints.scale[[first]], prints.quantiles[[first]],
+                                 [prints.cycle_points(first)])
+    np.testing.assert_array_equal(known, np.where(grouping.assignment == 0, 0, -1))
+    assert (known == -1).any() and (known == 0).any()

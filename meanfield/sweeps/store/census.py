@@ -82,3 +82,23 @@ def open_attractors(path, direction: str = "up") -> xarray.Dataset:
     with xarray.open_dataset(path, engine="h5netcdf", group=f"{ATTRACTORS_GROUP}/{direction}",
                              driver_kwds={"locking": locking}) as ds:
         return ds.load()
+
+
+def census_events(path) -> list[str]:
+    """Lines saying where attractors appear and vanish in each stored direction of a 1-D census sweep
+    (:func:`meanfield.census.attractor_events`); none for a sweep without a census."""
+    from ...census.continuation import attractor_events
+
+    lines = []
+    for direction in ("up", "down"):
+        try:
+            ds = open_attractors(path, direction)
+        except KeyError:
+            continue
+        if ds["fraction"].ndim != 2:
+            continue
+        axis = ds["fraction"].dims[0]
+        lines.append(f"attractors, continued {direction} along {axis} ({ds.sizes['attractor']} ids):")
+        for value, i, what, label, period in attractor_events(ds):
+            lines.append(f"  {axis} = {value:.6g}: id {i} {what} ({label}{f', period {period}' if period > 0 else ''})")
+    return lines
