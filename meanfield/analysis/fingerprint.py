@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from meanfield.errors import AnalysisError
@@ -72,9 +73,14 @@ def as_ensemble(tails) -> np.ndarray:
 
 
 def quantile_summary(samples: np.ndarray, n_quantiles: int = DEFAULT_QUANTILES) -> np.ndarray:
-    """(…, Q, F) quantile functions at levels (k + 1/2)/Q of samples (…, T, F) along the time axis."""
-    levels = (np.arange(n_quantiles) + 0.5) / n_quantiles
-    return np.moveaxis(np.quantile(samples, levels, axis=-2), 0, -2)
+    """(…, Q, F) quantile functions at levels (k + 1/2)/Q of samples (…, T, F) along the time axis: the sorted
+    samples interpolated linearly at position level·(T − 1) (numpy's default "linear" quantile), from one sort."""
+    ordered = np.sort(samples, axis=-2)
+    position = (np.arange(n_quantiles) + 0.5) / n_quantiles * (ordered.shape[-2] - 1)
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, ordered.shape[-2] - 1)
+    weight = (position - below)[:, None]
+    return ordered[..., below, :] * (1.0 - weight) + ordered[..., above, :] * weight
 
 
 def measure_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -82,16 +88,26 @@ def measure_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(a - b).mean(axis=-2).max(axis=-1)
 
 
-def _periods(tails: np.ndarray, magnitude: np.ndarray, max_period: int, period_rtol: float) -> np.ndarray:
-    n, length, _ = tails.shape
+@numba.njit(cache=True, nogil=True)
+def _periods(tails: np.ndarray, floor: np.ndarray, max_period: int) -> np.ndarray:
+    """Smallest lag p ≤ ``max_period`` (and ≤ half the tail: two full periods seen) with every
+    |x_{t+p,f} − x_{t,f}| ≤ ``floor`` of its start, else 0; stops at the first sample over the floor, so an
+    aperiodic tail costs a few samples per lag."""
+    n, length, features = tails.shape
     period = np.zeros(n, dtype=np.int64)
-    floor = period_rtol * magnitude
-    for p in range(1, min(max_period, length // 2) + 1):     # two full periods at least must be seen
-        open_ = np.flatnonzero(period == 0)
-        if open_.size == 0:
-            break
-        residual = np.abs(tails[open_, p:] - tails[open_, :-p]).max(axis=(1, 2))
-        period[open_[residual <= floor[open_]]] = p
+    for s in range(n):
+        for p in range(1, min(max_period, length // 2) + 1):
+            settled = True
+            for t in range(length - p):
+                for f in range(features):
+                    if abs(tails[s, t + p, f] - tails[s, t, f]) > floor[s]:
+                        settled = False
+                        break
+                if not settled:
+                    break
+            if settled:
+                period[s] = p
+                break
     return period
 
 
@@ -113,7 +129,7 @@ def fingerprint(tails, *, max_period: int = 256, period_rtol: float = 1e-8,
     extent = (safe.max(axis=1) - safe.min(axis=1)).max(axis=1)
     scale = np.where(extent > FIXED_POINT_EXTENT * magnitude, extent, magnitude)
     scale = np.where(scale > 0, scale, 1.0)                  # the zero fixed point: absolute tolerances
-    period = _periods(safe, np.maximum(magnitude, np.finfo(float).tiny), max_period, period_rtol)
+    period = _periods(safe, period_rtol * np.maximum(magnitude, np.finfo(float).tiny), max_period)
     half = tails.shape[1] // 2
     quantiles = quantile_summary(safe, n_quantiles)
     halves = measure_distance(quantile_summary(safe[:, :half], n_quantiles),

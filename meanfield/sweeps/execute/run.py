@@ -140,30 +140,32 @@ def _chain_pending(run: RunSpec, path: str) -> bool:
 
 def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
     """Stage 2 of the census (:mod:`.census`): one task per line and direction from the stored fresh
-    censuses, each direction's group written when its lines are done."""
+    censuses, all submitted at once; each direction's group is written when its lines are done."""
     lines = lines_of(run)
     stored = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])
               for name in sweep_layout(run) if name.startswith("census_")}
-    for direction in run.attractors.directions:
-        futures = [client.submit(chain_line, run, direction, line, {k: v[line] for k, v in stored.items()},
-                                 retries=retries, pure=False) for line in lines]
-        bar = progress_bar(len(lines), f"{run.name}: attractors {direction}", enabled=progress)
-        pieces = []
-        try:
-            with _ctrl_c() as stop:
-                for future in futures:
+    inputs = [client.scatter({k: v[line] for k, v in stored.items()}, direct=False) for line in lines]
+    futures = {direction: [client.submit(chain_line, run, direction, line, data, retries=retries, pure=False)
+                           for line, data in zip(lines, inputs)] for direction in run.attractors.directions}
+    everything = [future for group in futures.values() for future in group]
+    bar = progress_bar(len(everything), f"{run.name}: attractors", enabled=progress)
+    try:
+        with _ctrl_c() as stop:
+            for direction, group in futures.items():
+                pieces = []
+                for future in group:
                     while not future.done():
                         if stop.is_set():
                             raise KeyboardInterrupt
                         time.sleep(POLL)
                     pieces.append(future.result())
                     bar.update(1)
-        except BaseException:
-            client.cancel(futures)
-            raise
-        finally:
-            bar.close()
-        write_attractors(f, direction, stack_lines(run, pieces))
+                write_attractors(f, direction, stack_lines(run, pieces))
+    except BaseException:
+        client.cancel(everything + inputs)
+        raise
+    finally:
+        bar.close()
 
 
 def _end_record(f, hosts: set) -> None:
