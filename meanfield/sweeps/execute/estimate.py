@@ -9,8 +9,8 @@ thread, after a warm-up call that compiles the kernels, in two pieces:
 1. the recorded part at its real length — records, exponents, reductions and evidence cost what they will —
    after a transient cut to :data:`SHORT_TRANSIENT` steps; a recorded part longer than :data:`MAX_RECORDED`
    steps is cut to that and scaled linearly;
-2. the rest of the transient: plain steps of the same points (no records, no exponents), timed over at most
-   :data:`PLAIN_STEPS` steps and scaled linearly.
+2. the rest of the transient: plain steps of the same points (no records, no exponents; a census's starts
+   too, with its tail cut to four rows), timed over at most :data:`PLAIN_STEPS` steps and scaled linearly.
 
 Times are the process's CPU time, so that other work on the machine does not inflate them: the estimate is
 for an otherwise idle machine. The estimate is per point, divided over the workers; worker start-up and the
@@ -46,7 +46,8 @@ def calibration_runs(run: RunSpec) -> tuple:
     if rest <= 0:
         return (piece, recorded / kept), (None, 0.0)
     plain_steps = min(rest, PLAIN_STEPS)
-    plain = run.replace(steps=plain_steps + 1, transient=plain_steps, lyapunov=False, **{"record.tail": 0})
+    census = {} if run.attractors is None else {"attractors.max_period": 2}   # its starts' plain steps too
+    plain = run.replace(steps=plain_steps + 4, transient=plain_steps, lyapunov=False, **{"record.tail": 0}, **census)
     return (piece, recorded / kept), (plain, rest / plain_steps)
 
 
