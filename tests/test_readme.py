@@ -6,7 +6,7 @@ The run is made small in two visible ways, nothing else is changed:
 
 * every `meanfield sweep RUN.toml` also gets `--set` overrides (the documented way to change a run file from the
   command line) that shrink the run: at most :data:`STEPS` steps, :data:`POINTS` values per linspace axis,
-  :data:`REPLICAS` finite-N replicas;
+  :data:`REPLICAS` finite-N replicas and census starts (the census's longest period cut to half the tail);
 * the README's command that runs the whole test suite (which includes this test) only collects it
   (:data:`SUBSTITUTIONS`).
 
@@ -93,6 +93,9 @@ if args and args[0] == "sweep":
     small.update(axes(data.get("grid", {{}}), "grid."))
     if "finite" in data:
         small["finite.replicas"] = min(data["finite"].get("replicas", 16), {replicas})
+    if "attractors" in data:
+        small["attractors.starts"] = min(data["attractors"].get("starts", 64), {replicas})
+        small["attractors.max_period"] = min(data["attractors"].get("max_period", 256), (steps - transient) // 2)
     args = args[:1] + [x for k, v in small.items() for x in ("--set", f"{{k}}={{v}}")] + args[1:]
 os.execv("{python}", ["{python}", "-m", "meanfield", *args])
 '''
