@@ -248,3 +248,21 @@ def test_srun_with_slurm_runner_resumes_the_same_file(slurm, quick, tmp_path):
     assert done.stdout.count("wrote ") == 1                      # only the client rank writes
     assert_same(read_all(out), quick)
     assert not glob.glob(str(tmp_path / "logs" / "meanfield-scheduler-*.json"))
+
+
+def test_a_census_on_two_jobs_equals_local_bitwise(two_cpus, tmp_path):
+    from meanfield.sweeps.store.census import open_attractors
+
+    from .test_census import CENSUS
+    text = CENSUS.format(chunk=1)
+    reference = local(text, tmp_path / "local.h5")
+    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", jobs=2, walltime="10m"))
+    done = subprocess.run(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert_same(read_all(tmp_path / "slurm.h5"), reference)
+    for direction in ("up", "down"):
+        ours, theirs = (open_attractors(tmp_path / name, direction) for name in ("slurm.h5", "local.h5"))
+        for name in theirs.data_vars:
+            np.testing.assert_array_equal(ours[name].values, theirs[name].values, err_msg=f"{direction}/{name}")
+    wait_until(lambda: not live_jobs(), 30, "the sweep's jobs leave the queue")
