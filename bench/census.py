@@ -108,7 +108,8 @@ def main():
     print(f"# {os.cpu_count()} cores; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     print(f"{run.n_points} values x {run.attractors.starts} starts x {run.steps} steps = {steps:.2e} steps")
     for name, wall, cpu in rows:
-        print(f"{name:8s} wall {wall:6.1f} s   CPU {cpu:6.1f} s" + (f"   {steps / wall:.2e} steps/s" * (name != "start-up")))
+        rate = "" if name == "start-up" else f"   {steps / wall:.2e} steps/s"
+        print(f"{name:8s} wall {wall:6.1f} s   CPU {cpu:6.1f} s{rate}")
     best = {name: min(r[2] for r in rows if r[0] == name) for name in ("census", "peer", "start-up")}
     share = best["peer"] / (best["census"] - best["start-up"])
     print(f"kernel share of the workers' computing time: {share:.0%} (best CPU times: peer / (census - start-up))")

@@ -80,7 +80,7 @@ def _store(out: dict, p: int, k: int, a: Attractor) -> None:
 
 def _stored_census(arrays: dict, i: int) -> Census:
     """The fresh census of point ``i`` of ``arrays`` (stage 1's datasets) as a Census (no fingerprints)."""
-    attractors = []
+    attractors, window = [], arrays["census_att"].shape[2]
     for k in np.flatnonzero(arrays["census_period"][i] >= 0):
         period, depth = int(arrays["census_period"][i, k]), int(arrays["census_depth"][i, k])
         lyapunov = arrays["census_lyapunov"][i, k] if "census_lyapunov" in arrays else None
@@ -89,7 +89,7 @@ def _stored_census(arrays: dict, i: int) -> Census:
             fraction=float(arrays["census_fraction"][i, k]),
             fraction_stderr=float(arrays["census_fraction_stderr"][i, k]), lyapunov=lyapunov,
             state=State(att=arrays["census_att"][i, k, :depth],
-                        pe=arrays["census_pe"][i, k] if "census_pe" in arrays else np.zeros((arrays["census_att"].shape[2], 0))),
+                        pe=arrays["census_pe"][i, k] if "census_pe" in arrays else np.zeros((window, 0))),
             summary=arrays["census_summary"][i, k], points=arrays["census_points"][i, k, :max(period, 0)],
             scale=float(arrays["census_scale"][i, k])))
     return Census(attractors=attractors, assignment=arrays["census_assignment"][i], fingerprints=None)

@@ -72,12 +72,12 @@ from ...model.layout import OBSERVABLES, batch_parameters
 from ...model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from ...model.spec import require_int
 from ...presets import preset, preset_keys
+from .attractors import AttractorSpec, check_census_run, parse_attractors
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
 from .tables import (
     MODEL_AXES,
     START_KEYS,
     TOP_KEYS,
-    AttractorSpec,
     Axis,
     ContinuationSpec,
     FiniteSpec,
@@ -86,7 +86,6 @@ from .tables import (
     StartSpec,
     check_keys,
     check_points,
-    parse_attractors,
     parse_continuation,
     parse_finite,
     parse_grid,
@@ -323,24 +322,11 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         check_points(run.n_points, " x ".join(str(n) for n in run.shape))
         return run                                       # the finite network starts from x0 = W^o[0]
     if run.attractors is not None:
-        _check_census_run(run)
+        check_census_run(run)
     state = run.base_state(model)
     check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
                       model.context, run.continuation.pre_steps if run.continuation else 0)
     return run
-
-
-def _check_census_run(run: RunSpec) -> None:
-    """Refuse an ``[attractors]`` table the census cannot run (docs/attractors.md §6)."""
-    from ...census.find import check_census_lengths
-
-    spec = run.attractors
-    if run.device != "cpu":
-        raise ConfigError(f"backend = {run.backend!r} is not allowed with [attractors]: the census runs on the CPU")
-    try:
-        check_census_lengths(run.steps, run.transient, spec.max_period)
-    except ConfigError as exc:
-        raise ConfigError(f"attractors.max_period = {spec.max_period}: {exc}") from None
 
 
 def _check_model_axes(run: RunSpec, preset_name: str) -> None:

@@ -1,6 +1,7 @@
 """The tables of a run file (``[grid]``, ``[record]``, ``[reductions]``, ``[start]``, ``[continuation]``,
-``[finite]``, ``[attractors]``; ``[cluster]`` in :mod:`.clusterspec`): one frozen dataclass and one validator each; a key left
-out takes the dataclass's default, the only place defaults are written (:func:`checked`).
+``[finite]``; ``[cluster]`` in :mod:`.clusterspec`, ``[attractors]`` in :mod:`.attractors`): one frozen
+dataclass and one validator each; a key left out takes the dataclass's default, the only place defaults are
+written (:func:`checked`).
 :mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.spec.runfile.RunSpec`. A mistake is a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed, raised before any
 compilation.
@@ -148,35 +149,6 @@ class FiniteSpec:
     seed: int = 0
     sampler: str = "binomial"
     aligned_steps: int = 20
-
-
-@dataclass(frozen=True)
-class AttractorSpec:
-    """The ``[attractors]`` table (docs/attractors.md §6): at every grid point, a census of ``starts`` fresh
-    starts drawn by ``sampler`` (``uniform`` windows or random ``token``s, seeded by ``seed``; the same starts at
-    every point), cycles up to ``max_period``, identity tolerances ``cycle_rtol`` and ``measure_rtol``; then the
-    censuses are chained along ``axis`` (default: the first grid axis) ``up``, or ``both`` ways (hysteresis),
-    carrying each point's attractors to its neighbour and matching ids within ``match_rtol``. At most
-    ``max_attractors`` attractors per point are stored from the fresh census (the rest are counted)."""
-
-    axis: str
-    starts: int = 64
-    sampler: str = "uniform"
-    seed: int = 0
-    max_period: int = 256
-    max_attractors: int = 8
-    cycle_rtol: float = 1e-4
-    measure_rtol: float = 0.05
-    match_rtol: float = 0.25
-    direction: str = "up"
-
-    @property
-    def rtol(self) -> tuple:
-        return self.cycle_rtol, self.measure_rtol
-
-    @property
-    def directions(self) -> tuple:
-        return ("up", "down") if self.direction == "both" else ("up",)
 
 
 def _axis(name: str, spec) -> Axis:
@@ -373,36 +345,3 @@ def parse_finite(table, model) -> FiniteSpec:
         "seed": lambda v: require_int("finite.seed", v, 0, 2 ** 64 - 1), "sampler": sampler,
         "aligned_steps": lambda v: require_int("finite.aligned_steps", v, 1)})
 
-
-def parse_attractors(table, axes) -> AttractorSpec:
-    """The ``[attractors]`` table; its axis is the first grid axis unless named."""
-    from ...census.starts import SAMPLERS
-
-    names = [a.name for a in axes]
-    table = {"axis": names[0], **check_keys(table, tuple(AttractorSpec.__dataclass_fields__), "attractors")}
-    if table["axis"] not in names or table["axis"] in MODEL_AXES:
-        raise ConfigError(f"attractors.axis = {table['axis']!r} is not allowed: must be a parameter axis of the grid "
-                          f"{[n for n in names if n not in MODEL_AXES]}")
-
-    def choice(key, allowed):
-        def check(value):
-            if value not in allowed:
-                raise ConfigError(f"attractors.{key} = {value!r} is not allowed: choose from {list(allowed)}")
-            return value
-        return check
-
-    def fraction(key):
-        def check(value):
-            number = require_finite(f"attractors.{key}", value, "a number in (0, 1)")
-            if not 0 < number < 1:
-                raise ConfigError(f"attractors.{key} = {value!r} is not allowed: must be a number in (0, 1)")
-            return number
-        return check
-
-    return checked(AttractorSpec, table, "attractors", {
-        "axis": str, "starts": lambda v: require_int("attractors.starts", v, 1, 1_000_000),
-        "sampler": choice("sampler", tuple(SAMPLERS)), "seed": lambda v: require_int("attractors.seed", v, 0),
-        "max_period": lambda v: require_int("attractors.max_period", v, 1, 100_000),
-        "max_attractors": lambda v: require_int("attractors.max_attractors", v, 1, 1000),
-        "cycle_rtol": fraction("cycle_rtol"), "measure_rtol": fraction("measure_rtol"),
-        "match_rtol": fraction("match_rtol"), "direction": choice("direction", ("up", "both"))})

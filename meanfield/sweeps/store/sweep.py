@@ -13,6 +13,7 @@ from ...analysis.reductions import bin_edges
 from ...errors import StoreError
 from ..spec.runfile import RunSpec
 from ..spec.tables import MODEL_AXES
+from .census import census_coordinates, census_layout
 from .files import (
     WRITE_ERRORS,
     append_provenance,
@@ -23,7 +24,6 @@ from .files import (
     reason,
     reserve,
 )
-from .census import census_coordinates, census_layout
 from .provenance import now
 from .provenance import record as provenance_record
 from .schema import attrs as cf_attrs
