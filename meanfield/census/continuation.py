@@ -26,7 +26,15 @@ from ..analysis.fingerprint import DEFAULT_QUANTILES, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec, require_int
-from .find import Attractor, Census, attractor_label, check_census_lengths, find_attractors, run_starts
+from .find import (
+    MAX_PERIOD,
+    Attractor,
+    Census,
+    attractor_label,
+    check_census_lengths,
+    find_attractors,
+    run_starts,
+)
 from .starts import sample
 
 #: Labels of census attractors, in the order of their integer codes in stored files (-1: absent).
@@ -172,7 +180,7 @@ def _identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
 
 
 def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, steps: int, transient: int, *,
-                      lyapunov=False, max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                      lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                       match_rtol: float = MATCH_RTOL, backend: str = "cpu") -> AttractorContinuation:
     """Stage 2 (module docstring): chain the fresh ``censuses`` (one per value of ``values``, in the order to
     follow) with carried starts and matched ids. ``model`` holds every other parameter; the run lengths and
@@ -199,21 +207,20 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
 
 def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, steps: int, transient: int, *,
                         seed: int = 0, sampler: str = "uniform", reverse: bool = False,
-                        match_rtol: float = MATCH_RTOL, lyapunov=False, max_period: int = 256,
-                        rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL), backend: str = "cpu",
-                        progress: bool | None = None) -> AttractorContinuation:
+                        match_rtol: float = MATCH_RTOL, progress: bool | None = None,
+                        **options) -> AttractorContinuation:
     """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
-    docstring); ``reverse`` follows them from the last value down. A sweep with an ``[attractors]`` table
-    computes the same on a cluster (docs/attractors.md §6)."""
+    docstring); ``reverse`` follows them from the last value down. ``options`` (lyapunov, max_period, rtol,
+    backend) go to :func:`find_attractors` and to the chain. A sweep with an ``[attractors]`` table computes the
+    same on a cluster (docs/attractors.md §6)."""
     if parameter not in SCALAR_PARAMETERS:
         raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
     values = np.asarray(values, dtype=float).ravel()
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
     n = require_int("starts", starts, 1)
-    check_census_lengths(steps, transient, max_period)
+    check_census_lengths(steps, transient, options.get("max_period", MAX_PERIOD))
     values = values[::-1] if reverse else values
-    options = dict(lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend)
     fresh = []
     for value in values:
         at = model.replace(**{parameter: float(value)})

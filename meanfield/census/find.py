@@ -20,6 +20,9 @@ from ..model.state import State
 from ..simulate import simulate_batch
 from .starts import sample
 
+#: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
+MAX_PERIOD = 256
+
 #: Lyapunov exponents above this are positive (chaos), at or below it zero or negative (a torus); a finite
 #: run's exponents carry errors ~ 1/√(steps − transient), docs/model.md §4.2.
 CHAOS_EXPONENT = 1e-3
@@ -87,7 +90,7 @@ def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
 
 
 def census_of(model: ModelSpec, tails: np.ndarray, exponents, final_state, *, counted: int | None = None,
-              max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL)) -> Census:
+              max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL)) -> Census:
     """The census of one parameter point from its starts' recorded tails (starts, time, M) of the attention
     row, their ``exponents`` (starts, k) or None, and ``final_state(i)``, the final State of start i. Only the
     first ``counted`` starts count in the fractions (default: all)."""
@@ -124,7 +127,7 @@ def check_census_lengths(steps: int, transient: int, max_period: int) -> None:
 
 
 def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
-                    chunk: int | None = None, max_period: int = 256, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                    chunk: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                     backend: str = "cpu", progress: bool | None = None,
                     counted: int | None = None) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.

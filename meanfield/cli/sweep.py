@@ -42,7 +42,7 @@ def register(sub, parents):
 
 def _dry_run(args, spec, output, workers) -> None:
     from ..errors import BackendError, StoreError
-    from ..sweeps.execute.estimate import duration, seconds_per_point, size
+    from ..sweeps.execute.estimate import chain_seconds, duration, seconds_per_point, size
     from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
@@ -70,9 +70,11 @@ def _dry_run(args, spec, output, workers) -> None:
             report(args, f"  time: not estimated ({exc})")
         else:
             chunk = min(spec.chunk, spec.n_points)
-            report(args, f"  time: {duration(per_point * todo / workers)} on {workers} worker(s) ({per_point:.2g} s "
-                         f"per point on one idle core of this machine, measured on a chunk of {chunk} points as the "
-                         "sweep runs it; excludes worker start-up and compilation)")
+            chain = chain_seconds(spec, workers)
+            census = f", then the attractors' chain {duration(chain)}" if spec.attractors else ""
+            report(args, f"  time: {duration(per_point * todo / workers + chain)} on {workers} worker(s) "
+                         f"({per_point:.2g} s per point on one idle core of this machine, measured on a chunk of "
+                         f"{chunk} points as the sweep runs it{census}; excludes worker start-up and compilation)")
     report(args, "dry run: nothing was computed or written")
 
 

@@ -15,6 +15,10 @@ thread, after a warm-up call that compiles the kernels, in two pieces:
 Times are the process's CPU time, so that other work on the machine does not inflate them: the estimate is
 for an otherwise idle machine. The estimate is per point, divided over the workers; worker start-up and the
 one-time compilation are not included.
+
+A census's chain (docs/attractors.md §6) is estimated apart (:func:`chain_seconds`): one kernel call per
+point with the starts carried from its neighbour, a 16-lane tile whatever their number, timed once with one start
+and multiplied by the points of a line; lines and directions run side by side on the workers.
 """
 from __future__ import annotations
 
@@ -77,6 +81,27 @@ def seconds_per_point(run: RunSpec) -> float:
     return total / len(indices)
 
 
+def chain_seconds(run: RunSpec, workers: int) -> float:
+    """Estimated wall seconds of a census's chain on ``workers`` workers (module docstring); 0 without one."""
+    if run.attractors is None:
+        return 0.0
+    from ...analysis.fingerprint import fingerprint
+    from ...census.find import run_starts
+    from ...census.starts import sample
+
+    spec, model = run.attractors, run.model
+    start = sample(model, 1, spec.sampler, seed=spec.seed)
+    parameters = {k: v[:1] for k, v in run.parameters(np.zeros(1, dtype=np.int64)).items()}
+    begin = time.process_time()
+    tails = run_starts(model, parameters, start, run.steps, run.transient, lyapunov=run.lyapunov or False,
+                       backend=run.backend, progress=False).records["att"]
+    fingerprint(tails, max_period=spec.max_period)
+    per_point = time.process_time() - begin
+    length = len(next(a for a in run.grid_axes if a.name == spec.axis).values)
+    tasks = run.n_points // length * len(spec.directions)
+    return per_point * length * -(-tasks // max(1, workers))
+
+
 def duration(seconds: float) -> str:
     """``"≈ 42 s"``, ``"≈ 7.5 min"``, ``"≈ 3.2 h"``."""
     if seconds < 90:
@@ -93,4 +118,4 @@ def size(n_bytes: float) -> str:
         n_bytes /= 1000
 
 
-__all__ = ["seconds_per_point", "calibration_runs", "duration", "size"]
+__all__ = ["seconds_per_point", "chain_seconds", "calibration_runs", "duration", "size"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL
-from ...census.find import check_census_lengths
+from ...census.find import MAX_PERIOD, check_census_lengths
 from ...census.starts import SAMPLERS
 from ...errors import ConfigError
 from ...model.spec import require_finite, require_int
@@ -27,7 +27,7 @@ class AttractorSpec:
     starts: int = 64
     sampler: str = "uniform"
     seed: int = 0
-    max_period: int = 256
+    max_period: int = MAX_PERIOD
     max_attractors: int = 8
     cycle_rtol: float = CYCLE_RTOL
     measure_rtol: float = MEASURE_RTOL
