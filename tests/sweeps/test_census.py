@@ -86,6 +86,23 @@ def test_stopped_between_the_stages_the_resume_chains_the_stored_censuses(refere
     _assert_same_groups(_groups(reference_census), _groups(out))
 
 
+def test_every_line_of_a_2d_census_is_its_own_continuation(client, tmp_path):
+    # the line epsilon = 0.03 of a 2-D census equals the census of that line alone (a grid of one line), ids and all
+    def census(epsilons, name):
+        text = CENSUS.replace(f"beta_o = {VALUES}", f"epsilon = {epsilons}\nbeta_o = [1.0, 1.27, 1.3]").replace(
+            f"steps = {STEPS}\ntransient = {TRANSIENT}", "steps = 6000\ntransient = 5000").format(chunk=2)
+        mf.sweep(text + 'axis = "beta_o"\n', tmp_path / name, client=client, progress=False)
+        return {d: open_attractors(tmp_path / name, d) for d in ("up", "down")}
+    grid, alone = census([0.02, 0.03], "grid.h5"), census([0.03], "alone.h5")
+    for direction in ("up", "down"):
+        assert grid[direction]["fraction"].dims[:2] == ("epsilon", "beta_o")
+        one = alone[direction].isel(epsilon=0)
+        line = grid[direction].sel(epsilon=0.03).isel(attractor=slice(0, one.sizes["attractor"]))
+        for name in one.data_vars:
+            np.testing.assert_array_equal(line[name].values, one[name].values, err_msg=f"{direction}/{name}")
+        assert (grid[direction].sel(epsilon=0.03)["label"].values[:, one.sizes["attractor"]:] == -1).all()
+
+
 @pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, client, reference_census, write_run,
                                                             tmp_path):

@@ -144,7 +144,8 @@ def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
     lines = lines_of(run)
     stored = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])
               for name in sweep_layout(run) if name.startswith("census_")}
-    inputs = [client.scatter({k: v[line] for k, v in stored.items()}, direct=False) for line in lines]
+    # one future per line (a scattered dict would be scattered value by value under its keys, shared by all lines)
+    inputs = [client.scatter([{k: v[line] for k, v in stored.items()}], direct=False)[0] for line in lines]
     futures = {direction: [client.submit(chain_line, run, direction, line, data, retries=retries, pure=False)
                            for line, data in zip(lines, inputs)] for direction in run.attractors.directions}
     everything = [future for group in futures.values() for future in group]
