@@ -4,8 +4,9 @@ Usage: python bench/classify.py [--lengths 20000 200000] [--no-fig3] [--peer COM
 
 1. The benchmark of tests/analysis/textbook.py (maps with known attractors, each label from the literature):
    every case at every length, from the series alone and with its Lyapunov exponents. Prints the confusion
-   table (truth × label; a periodic label with the wrong period counts as wrong), the wrong and the
-   unresolved cases, and the unresolved fraction.
+   table (truth × label; a periodic label with the wrong period counts as wrong), then the same for every
+   bounded case under the affine changes x -> a + b x of textbook.TRANSFORMS with the labels that changed,
+   the wrong and the unresolved cases, and the unresolved fraction.
 2. Evidence cost: seconds per point of the measurement a sweep's workers run (meanfield.analysis.measure) at
    2e4 and 1e5 samples, on a chaotic, a quasi-periodic and a periodic series, with and without exponents; with
    --peer, the same for the analysis package of another commit, in the same run (ratios: the machine is shared).
@@ -29,10 +30,10 @@ from meanfield.errors import AnalysisError  # noqa: E402
 from tests.analysis import textbook  # noqa: E402
 
 
-def run_benchmark(lengths):
+def run_benchmark(lengths, cases):
     rows = []
     for n in lengths:
-        for case in textbook.CASES:
+        for case in cases:
             y = textbook.series(case, n)
             lam, se = textbook.exponents(case, n)
             for with_exp in (False, True):
@@ -121,10 +122,19 @@ def main():
                         "(e.g. the commit before the classifier changed) on the same series")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    rows = run_benchmark(args.lengths)
+    rows = run_benchmark(args.lengths, textbook.CASES)
     print(f"\n{len(textbook.CASES)} cases x {len(args.lengths)} lengths x (series alone, with exponents) = "
           f"{len(rows)} classifications\n")
     print(confusion(rows))
+    scaled = run_benchmark(args.lengths, textbook.SCALED_CASES)
+    base = {(r[0].name, r[1], r[2]): (r[3].label, r[3].period) for r in rows}
+    changed = [r for r in scaled if (r[3].label, r[3].period) != base[r[0].name.split(" [x -> ")[0], r[1], r[2]]]
+    print(f"\nthe bounded cases under x -> a + b x, (a, b) in {textbook.TRANSFORMS}: {len(scaled)} "
+          f"classifications, {len(changed)} labels changed")
+    for case, n, with_exp, out, _ in changed:
+        print(f"  {case.name:60s} n={n:<7d} {'exp' if with_exp else 'ser'}  {out.label}: {out.reason}")
+    print(confusion(scaled))
+    rows += scaled
     wrong = [r for r in rows if r[3].label != "unresolved"
              and not textbook.is_correct(r[0], r[3].label, r[3].period, r[2])]
     unresolved = [r for r in rows if r[3].label == "unresolved"]

@@ -111,13 +111,17 @@ def _series_vote(get, th: Thresholds) -> tuple[str | None, int | None, str, str]
     if bands is not None and bands > 1:
         text += f", {int(bands)} bands"
     if k is not None and k > th.k_chaotic:
+        if get("drive_features"):
+            return None, None, text + (f", but {int(get('drive_features'))} feature(s) are a quasi-periodic drive: "
+                                       "strange nonchaotic or chaotic, the 0-1 test fires on both (give exponents)"), \
+                "chaos"
         return "chaotic", None, text, ""
     return None, None, text, "chaos" if torus is None else "chaos or torus"
 
 
 def _significance(value, stderr, th: Thresholds) -> tuple[int, str]:
     """Sign of an exponent that its error resolves: +1, −1 or 0 (consistent with zero)."""
-    band = th.lyap_zero if stderr is None else th.z * stderr
+    band = th.lyap_zero if stderr is None else max(th.z * stderr, th.lyap_rounding)
     sign = 1 if value > band else -1 if value < -band else 0
     return sign, f"{value:.3g} ± {'?' if stderr is None else f'{stderr:.2g}'}"
 

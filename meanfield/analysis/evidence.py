@@ -15,7 +15,7 @@ import numpy as np
 
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
-from meanfield.analysis.period import find_cycle, lag_residual
+from meanfield.analysis.period import find_cycle, lag_residual, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
 from meanfield.analysis.sections import distinct_count, poincare_section, quantise
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
@@ -26,7 +26,12 @@ from meanfield.errors import AnalysisError
 EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "max_abs", "amplitude", "window",
             "transient_end", "period", "period_repeats", "period_residual", "period_decay", "birkhoff_drift",
             "torus_dim", "frequency1", "frequency2", "frequency3", "line_period", "curve_spread", "chaos01_k",
-            "bands", "acf_lag", "spectral_entropy", "distinct_count", "section_points", "forcing_period")
+            "bands", "acf_lag", "spectral_entropy", "distinct_count", "section_points", "forcing_period",
+            "feature", "drive_features")
+
+#: A feature moves when its peak-to-peak exceeds this many rounding units of its own magnitude (a feature that
+#: has collapsed onto a fixed value only flickers by a few units, docs/classification.md §1).
+MOVING_ULPS = 1e3
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,9 @@ class Thresholds:
         Largest band count tried, and largest autocorrelation lag the 0–1 test sub-samples at (§5).
     lyap_zero : float
         ``|λ|`` at or below this counts as zero when no standard error is given (the reference's 1e-4).
+    lyap_rounding : float
+        ``|λ|`` at or below this is zero whatever its standard error: the rounding floor of a finite-time
+        exponent (§6).
     z : float
         Significance, in standard errors, of an exponent's sign (§6).
     chaos01_samples : int
@@ -106,6 +114,7 @@ class Thresholds:
     k_chaotic: float = 0.8
     max_bands: int = 100
     lyap_zero: float = 1e-4
+    lyap_rounding: float = 1e-12
     z: float = 3.0
     chaos01_samples: int = 10_000
     chaos01_n_c: int = 16
@@ -114,7 +123,8 @@ class Thresholds:
 
     def __post_init__(self) -> None:
         positive = ("bound", "period_rtol", "converged_rtol", "converge_decades", "birkhoff_tol",
-                    "birkhoff_chaotic", "frequency_tol", "rational_tol", "curve_tol", "lyap_zero", "distinct_scale")
+                    "birkhoff_chaotic", "frequency_tol", "rational_tol", "curve_tol", "lyap_zero", "lyap_rounding",
+                    "distinct_scale")
         bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
         for name, low in (("min_length", 16), ("window_min", 16), ("min_repeats", 2), ("max_torus_dim", 1),
                           ("spectrum_samples", 16), ("max_bands", 1), ("chaos01_samples", 100), ("chaos01_n_c", 1)):
@@ -172,16 +182,46 @@ def _exponent_evidence(ev: dict, lam: np.ndarray | None, se: np.ndarray | None) 
                 ev[key] = float(se[i])
 
 
-def _torus_evidence(ev: dict, window: np.ndarray, x: np.ndarray, q: int, th: Thresholds) -> None:
-    """Torus generators of the spectral lines, whether they are rational, and the section's curve."""
-    freqs, _ = line_frequencies(x[-th.spectrum_samples:])
-    gens = torus_generators(freqs, q, tol=th.frequency_tol, max_dim=th.max_torus_dim)
+def moving_features(window: np.ndarray) -> np.ndarray:
+    """Indices of the features of ``window`` (time, features) whose peak-to-peak is above their rounding
+    (:data:`MOVING_ULPS` units of their magnitude)."""
+    spread = np.ptp(window, axis=0)
+    return np.flatnonzero(spread > MOVING_ULPS * np.finfo(np.float64).eps * np.max(np.abs(window), axis=0))
+
+
+def _lines(window: np.ndarray, moving: np.ndarray, th: Thresholds) -> np.ndarray:
+    """The spectral lines of every moving feature, strongest feature's first (a torus may show one of its
+    frequencies in one feature only)."""
+    tail = window[-th.spectrum_samples:]
+    found = [line_frequencies(tail[:, f])[0] for f in moving]
+    return np.concatenate(found) if found else np.zeros(0)
+
+
+def _torus_evidence(ev: dict, window: np.ndarray, moving: np.ndarray, q: int, th: Thresholds) -> None:
+    """Torus generators of the spectral lines of every moving feature, whether they are rational, and the
+    section's curve."""
+    gens = torus_generators(_lines(window, moving, th), q, tol=th.frequency_tol, max_dim=th.max_torus_dim)
     ev["torus_dim"] = len(gens)
     for i, g in enumerate(gens[:3]):
         ev[f"frequency{i + 1}"] = g
     if 1 <= len(gens) <= th.max_torus_dim:
         ev["line_period"] = rational_period(gens, q, min(window.shape[0] // 10, 1000), th.rational_tol)
         ev["curve_spread"] = section_curve_spread(window, gens, q)
+
+
+def _quasi_periodic_drive(window: np.ndarray, moving: np.ndarray, th: Thresholds) -> int:
+    """Moving features of an irregular series that are regular and aperiodic on their own: a quasi-periodic
+    drive under the irregularity (docs/classification.md §5). Strange nonchaotic attractors of
+    quasi-periodically forced maps show one; so may chaos driven quasi-periodically — the series alone cannot
+    tell them apart."""
+    count = 0
+    for f in moving:
+        column = window[:, f:f + 1]
+        if th.regularity(birkhoff_drift(column), window.shape[0]) == "regular" and \
+                find_cycle(column, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2,
+                           th.max_period).period is None:
+            count += 1
+    return count
 
 
 def _chaos_evidence(ev: dict, x: np.ndarray, th: Thresholds, with_exponents: bool) -> None:
@@ -223,18 +263,25 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     n = y.shape[0]
     window = np.ascontiguousarray(y[-th.window(n):])
     ev["window"] = window.shape[0]
+    moving = moving_features(window)
+    if feature not in moving and moving.size:       # the asked feature has collapsed: use the one that moves most
+        feature = int(moving[np.argmax(np.ptp(window[:, moving], axis=0) / np.std(window[:, moving], axis=0))])
+    ev["feature"] = feature
     x = window[:, feature]
     ev["amplitude"] = float(np.max(np.ptp(window, axis=0)))
     cycle = find_cycle(window, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2, th.max_period)
     ev["period"] = cycle.period
     if cycle.period is not None:
         ev["period_repeats"], ev["period_residual"], ev["period_decay"] = cycle.repeats, cycle.residual, cycle.decay
-    ev["transient_end"] = _transient_end(y, window, cycle, th.period_rtol * float(np.max(np.abs(window))))
+    ev["transient_end"] = _transient_end(y, window, cycle, rounding_floor(
+        float(np.max(np.abs(window))), float(np.max(np.ptp(window, axis=0))), th.period_rtol))
     if cycle.period is None:
         ev["birkhoff_drift"] = birkhoff_drift(window)
         regularity = th.regularity(ev["birkhoff_drift"], window.shape[0])
         if regularity != "irregular":
-            _torus_evidence(ev, window, x, q, th)
+            _torus_evidence(ev, window, moving, q, th)
+        else:
+            ev["drive_features"] = _quasi_periodic_drive(window, moving, th)
         if regularity != "regular":
             _chaos_evidence(ev, x, th, ev["lambda1"] is not None)
     ev["distinct_count"] = distinct_count(x, th.distinct_scale)

@@ -104,6 +104,28 @@ def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: floa
     return Cycle(p, n / p, float(e[-1]), decay, None) if decay > 0 else None
 
 
+#: A cycle repeats to within this fraction of its own extent: far below the closest return of a quasi-periodic
+#: orbit within 1e5 samples (≈ 3/N of its extent for a golden rotation), docs/classification.md §2.
+EXTENT_RTOL = 1e-6
+#: Rounding units of the magnitude below which no floor goes: a cycle's residual is rounding (eps·M per
+#: operation) amplified by the map's conditioning and by 1/(1 − |μ|) for a multiplier near the unit circle
+#: (the logistic map at r = 2.999 flickers by ~1e3 units on its fixed point).
+ROUNDING_ULPS = 1e4
+
+
+def rounding_floor(magnitude: float, extent: float, rtol: float) -> float:
+    """The residual at which a cycle counts as repeating (docs/classification.md §2): ``rtol`` of the
+    magnitude M = max |x| (float64 rounding amplified by the map), but never more than :data:`EXTENT_RTOL`
+    (or ``rtol`` when looser) of the attractor's own extent — a small attractor far from the origin would
+    otherwise repeat "within rounding" to a fraction of its size — nor less than :data:`ROUNDING_ULPS`
+    rounding units of M. For an attractor of extent s at offset R·s the floor is 1e-10·R·s up to R = 1e4 (as
+    for M ≈ s), then 1e-6·s, then 2.2e-12·R·s beyond R ≈ 5e5: a quasi-periodic orbit's closest returns within
+    N = 1e4 samples (≳ 3e-4·s) stay above it up to R ≈ 1e8; the weighted Birkhoff averages lose resolution
+    earlier."""
+    eps = np.finfo(np.float64).eps
+    return max(min(rtol * magnitude, max(rtol, EXTENT_RTOL) * extent), ROUNDING_ULPS * eps * magnitude)
+
+
 def find_cycle(
     x: np.ndarray,
     rtol: float = 1e-10,
@@ -114,8 +136,9 @@ def find_cycle(
 ) -> Cycle:
     """The period of a (trailing window of a) trajectory, if it has one (docs/classification.md §2).
 
-    With ``M = max |x|`` (the magnitude that sets float64 rounding) and ``floor = rtol · M``, a lag ``p`` is
-    accepted, smallest first, when either
+    With ``M = max |x|`` (the magnitude that sets float64 rounding) and ``floor`` =
+    :func:`rounding_floor` (``rtol · M``, at most 1e-6 of the attractor's extent), a lag ``p`` is accepted,
+    smallest first, when either
 
     * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
       spanning half the settled segment is within a decade of the floor or decays geometrically
@@ -163,8 +186,9 @@ def find_cycle(
     n = y.shape[0]
     limit = n // 2 if max_period is None else min(n // 2, int(max_period))
     magnitude = float(np.max(np.abs(y)))
-    floor, end_tol = rtol * magnitude, max(rtol, converged_rtol) * magnitude
     extent = float(np.max(np.ptp(y, axis=0)))
+    floor = rounding_floor(magnitude, extent, rtol)
+    end_tol = max(converged_rtol * magnitude, floor)
     if extent <= floor:
         return Cycle(1, float(n), extent / max(magnitude, 1e-300), 0.0, 0)
     lags = np.arange(1, limit + 1)

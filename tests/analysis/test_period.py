@@ -93,10 +93,12 @@ def test_period_uses_all_features():
     assert detect_period(x) == 8
 
 
-def test_floor_is_relative_to_the_magnitude():
-    # around 1e6 the floor is 1e-4: a 1e-3 cycle is a cycle, a 1e-5 one is a constant up to rounding
+def test_floor_is_relative_to_the_attractor_down_to_rounding():
+    # around 1e6 (eps * 1e6 = 2.2e-10): a 2-cycle of 1e-5 is 4.5e4 rounding units, a cycle; one of 1e-7 is below
+    # the floor of 1e4 rounding units (2.2e-6), a constant; rtol * M = 1e-4 alone would call both constants
     assert detect_period(1e6 + 1e-3 * np.tile([0.0, 1.0], 200)) == 2
-    assert detect_period(1e6 + 1e-5 * np.tile([0.0, 1.0], 200)) == 1
+    assert detect_period(1e6 + 1e-5 * np.tile([0.0, 1.0], 200)) == 2
+    assert detect_period(1e6 + 1e-7 * np.tile([0.0, 1.0], 200)) == 1
     jitter = np.random.default_rng(0).uniform(-1e-4, 1e-4, 400)  # 1e-10 relative to max |x| ~ 1
     assert detect_period(np.tile([0.0, 1.0], 200) + jitter) is None
     assert detect_period(np.tile([0.0, 1.0], 200) + jitter, rtol=1e-3) == 2

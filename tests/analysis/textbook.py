@@ -118,6 +118,56 @@ def ikeda_jacobian(x, p, out):
     out[1, 1] = p[0] * (c + a * dt1)
 
 
+@nb.njit
+def rotation2_step(x, p, out):
+    """Rigid rotation of the 2-torus (x, y) -> (x + ω1, y + ω2) mod 1 (Kronecker; Katok & Hasselblatt 1995
+    §1.4); p = (ω1, ω2). Its Jacobian is the identity: every exponent is exactly 0."""
+    out[0] = (x[0] + p[0]) % 1.0
+    out[1] = (x[1] + p[1]) % 1.0
+
+
+@nb.njit
+def rotation2_jacobian(x, p, out):
+    out[:, :] = 0.0
+    out[0, 0] = 1.0
+    out[1, 1] = 1.0
+
+
+@nb.njit
+def gopy_step(x, p, out):
+    """Quasi-periodically forced map x' = 2σ tanh(x) cos 2πθ, θ' = θ + ω mod 1 (Grebogi, Ott, Pelikan &
+    Yorke 1984); p = (σ, ω). σ < 1: the torus x = 0 attracts, λ_x = ln σ; σ > 1: a strange nonchaotic
+    attractor, λ_x < 0."""
+    out[0] = 2.0 * p[0] * np.tanh(x[0]) * np.cos(2.0 * np.pi * x[1])
+    out[1] = (x[1] + p[1]) % 1.0
+
+
+@nb.njit
+def gopy_jacobian(x, p, out):
+    c, s, t = np.cos(2.0 * np.pi * x[1]), np.sin(2.0 * np.pi * x[1]), np.tanh(x[0])
+    out[0, 0] = 2.0 * p[0] * (1.0 - t * t) * c
+    out[0, 1] = -4.0 * np.pi * p[0] * t * s
+    out[1, 0] = 0.0
+    out[1, 1] = 1.0
+
+
+@nb.njit
+def qpf_logistic_step(x, p, out):
+    """Quasi-periodically forced logistic map x' = α (1 + ε cos 2πθ) x (1 − x), θ' = θ + ω mod 1 (Heagy &
+    Hammel 1994); p = (α, ε, ω)."""
+    out[0] = p[0] * (1.0 + p[1] * np.cos(2.0 * np.pi * x[1])) * x[0] * (1.0 - x[0])
+    out[1] = (x[1] + p[2]) % 1.0
+
+
+@nb.njit
+def qpf_logistic_jacobian(x, p, out):
+    c, s = np.cos(2.0 * np.pi * x[1]), np.sin(2.0 * np.pi * x[1])
+    out[0, 0] = p[0] * (1.0 + p[1] * c) * (1.0 - 2.0 * x[0])
+    out[0, 1] = -2.0 * np.pi * p[0] * p[1] * s * x[0] * (1.0 - x[0])
+    out[1, 0] = 0.0
+    out[1, 1] = 1.0
+
+
 MAPS = {
     "logistic": (logistic_step, logistic_jacobian),
     "henon": (henon_step, henon_jacobian),
@@ -125,7 +175,12 @@ MAPS = {
     "henon3": (henon3_step, henon3_jacobian),
     "delayed_logistic": (delayed_logistic_step, delayed_logistic_jacobian),
     "ikeda": (ikeda_step, ikeda_jacobian),
+    "rotation2": (rotation2_step, rotation2_jacobian),
+    "gopy": (gopy_step, gopy_jacobian),
+    "qpf_logistic": (qpf_logistic_step, qpf_logistic_jacobian),
 }
+#: Maps observed through angles: the features are (x, cos 2π·angle) — the state's angle is a coordinate mod 1.
+ANGLE_COORDINATE = {"rotation2": None, "gopy": 1, "qpf_logistic": 1}
 
 
 @nb.njit
@@ -195,7 +250,10 @@ class Case:
     frequencies); ``params`` may hold callables evaluated lazily (Ω found from a rotation number);
     ``transient`` iterations are dropped before recording (0 keeps the approach to the attractor in the
     series on purpose); ``truth`` is a label of :data:`meanfield.analysis.LABELS` and ``period`` the period
-    of a periodic truth (1 for fixed points)."""
+    of a periodic truth (1 for fixed points). ``also`` lists other labels the literature allows (a strange
+    nonchaotic attractor is quasi_periodic by its exponents, but its irregular series cannot be told from
+    chaos by the series tests: ``unresolved`` is allowed, ``chaotic`` is wrong). ``offset`` and ``scale``
+    map the observable x -> offset + scale·x (the label must not change, docs/classification.md §2)."""
 
     name: str
     truth: str
@@ -204,6 +262,9 @@ class Case:
     x0: tuple = (0.3,)
     transient: int = 1000
     period: int | None = None
+    also: tuple = ()
+    offset: float = 0.0
+    scale: float = 1.0
 
     def parameters(self) -> np.ndarray:
         return np.array([p() if callable(p) else p for p in self.params], dtype=np.float64)
@@ -215,6 +276,12 @@ def _logistic(name, truth, r, period=None, transient=1000, x0=0.3):
 
 def _circle(name, truth, omega, k, period=None):
     return Case(name, truth, "circle", (omega, k), (0.1,), 1000, period)
+
+
+#: Affine changes of the observable applied to every case that stays bounded (:data:`SCALED_CASES`): a
+#: small attractor far from the origin (offset 1e4 extents), a large one (offset -1e3, scale 7) and a tiny
+#: one (scale 1e-6). Beyond offsets of ~1e5 extents float64 stops resolving slow tori (docs/classification.md §2).
+TRANSFORMS = ((100.0, 1e-2), (-1e3, 7.0), (0.0, 1e-6))
 
 
 CASES = [
@@ -327,7 +394,31 @@ CASES = [
     Case("2-torus golden/silver", "quasi_periodic", "torus", (GOLDEN, SILVER)),
     Case("2-torus nonlinear", "quasi_periodic", "torus", (GOLDEN, SILVER, 0.0)),
     Case("3-torus golden/silver/pi-3", "quasi_periodic", "torus", (GOLDEN, SILVER, np.pi - 3.0)),
+    # --- tori with exact zero exponents from the Benettin algorithm (a Jacobian of ones and zeros: the
+    # finite-time exponents are rounding, ~1e-17, with block errors as small)
+    Case("rigid rotation of T2 golden/silver", "quasi_periodic", "rotation2", (GOLDEN, SILVER), (0.1, 0.2)),
+    # --- quasi-periodically forced maps (forcing frequency the golden mean; observed as (x, cos 2 pi theta))
+    # GOPY map, sigma < 1: the torus x = 0 attracts (lambda_x = ln sigma, Grebogi et al. 1984); x underflows
+    # to exactly 0, so feature 0 is constant while feature 1 carries the torus
+    Case("GOPY sigma=0.5 torus x=0", "quasi_periodic", "gopy", (0.5, GOLDEN), (0.5, 0.1)),
+    # GOPY map, sigma = 1.5: strange nonchaotic attractor (Grebogi et al. 1984, Fig. 1; lambda_x < 0)
+    Case("GOPY sigma=1.5 strange nonchaotic", "quasi_periodic", "gopy", (1.5, GOLDEN), (0.5, 0.1),
+         also=("unresolved",)),
+    # forced logistic map (Heagy & Hammel 1994): alpha (1 + eps cos) stays in (1, 3): a smooth period-1 torus;
+    # in (3, 1 + sqrt 6): the doubled torus (the 2-cycle's branches, visited alternately)
+    Case("forced logistic a=2.6 e=0.1 smooth torus", "quasi_periodic", "qpf_logistic", (2.6, 0.1, GOLDEN),
+         (0.3, 0.1)),
+    Case("forced logistic a=3.2 e=0.05 doubled torus", "quasi_periodic", "qpf_logistic", (3.2, 0.05, GOLDEN),
+         (0.3, 0.1)),
+    # --- long cycles of high-denominator mode locking: the critical circle map K = 1 locks on the Fibonacci
+    # approximants 8/13 and 21/34 of the golden mean in tongues of widths ~ q^-2.3 (Jensen, Bak & Bohr 1984)
+    _circle("circle K=1 8/13 tongue", "periodic", lambda: tongue_centre(1.0, 8, 13), 1.0, 13),
+    _circle("circle K=1 21/34 tongue", "periodic", lambda: tongue_centre(1.0, 21, 34), 1.0, 34),
 ]
+
+#: Every bounded case again under each affine change of its observable (:data:`TRANSFORMS`).
+SCALED_CASES = [Case(f"{c.name} [x -> {a:g} + {b:g} x]", c.truth, c.system, c.params, c.x0, c.transient, c.period,
+                     c.also, a, b) for a, b in TRANSFORMS for c in CASES if c.truth != "divergent"]
 
 
 def _torus(freqs: np.ndarray, n: int) -> np.ndarray:
@@ -346,7 +437,12 @@ def _torus(freqs: np.ndarray, n: int) -> np.ndarray:
 
 def series(case: Case, n: int) -> np.ndarray:
     """The case's recorded observable, shape (n, features): the map's state (the circle map as
-    (cos 2πθ, sin 2πθ)), after ``case.transient`` dropped iterations."""
+    (cos 2πθ, sin 2πθ), angles as cos 2π·angle, :data:`ANGLE_COORDINATE`), after ``case.transient`` dropped
+    iterations, mapped by x -> ``case.offset`` + ``case.scale``·x."""
+    return case.offset + case.scale * _observable(case, n)
+
+
+def _observable(case: Case, n: int) -> np.ndarray:
     params = case.parameters()
     if case.system == "torus":
         return _torus(params, n)
@@ -354,6 +450,12 @@ def series(case: Case, n: int) -> np.ndarray:
         rows = orbit(MAPS[case.system][0], params, case.x0, n, case.transient)
     if case.system == "circle":
         return np.column_stack([np.cos(2 * np.pi * rows[:, 0]), np.sin(2 * np.pi * rows[:, 0])])
+    if case.system in ANGLE_COORDINATE:
+        angle = ANGLE_COORDINATE[case.system]
+        if angle is None:
+            return np.column_stack([np.cos(2 * np.pi * rows[:, 0]), np.sin(2 * np.pi * rows[:, 1])])
+        rows = rows.copy()
+        rows[:, angle] = np.cos(2 * np.pi * rows[:, angle])
     return rows
 
 
@@ -379,4 +481,6 @@ def is_correct(case: Case, label: str, period: int | None, with_exponents: bool)
     truth = case.truth
     if truth == "hyperchaotic" and not with_exponents:
         truth = "chaotic"
+    if label in case.also:
+        return True
     return label == truth and (truth != "periodic" or period == case.period)
