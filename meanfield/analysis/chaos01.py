@@ -18,6 +18,7 @@ The mean of ``φ`` is removed first; this makes their oscillatory correction ter
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from scipy import fft
 
@@ -111,10 +112,27 @@ def band_count(x: np.ndarray, max_bands: int = 64) -> int:
     if int(max_bands) < 1:
         raise AnalysisError(f"max_bands: {max_bands!r}; must be a positive integer")
     arr = as_series(x, name="x", min_length=2 * int(max_bands))
-    for p in range(int(max_bands), 1, -1):
-        phases = arr[: arr.size // p * p].reshape(-1, p)
-        lo, hi = phases.min(axis=0), phases.max(axis=0)
+    return int(_largest_disjoint_phases(np.ascontiguousarray(arr), int(max_bands)))
+
+
+@numba.njit(cache=True, nogil=True)
+def _largest_disjoint_phases(x: np.ndarray, max_bands: int) -> int:
+    """:func:`band_count`'s search, compiled: for p = max_bands .. 2, the range of each phase x[j::p] over the
+    first ⌊n/p⌋·p samples, sorted by its minimum; p when each range ends below the next one's start."""
+    for p in range(max_bands, 1, -1):
+        lo = x[:p].copy()
+        hi = x[:p].copy()
+        for base in range(p, x.size // p * p, p):
+            for j in range(p):
+                v = x[base + j]
+                lo[j] = min(lo[j], v)
+                hi[j] = max(hi[j], v)
         order = np.argsort(lo)
-        if np.all(hi[order[:-1]] < lo[order[1:]]):
+        disjoint = True
+        for k in range(p - 1):
+            if not hi[order[k]] < lo[order[k + 1]]:
+                disjoint = False
+                break
+        if disjoint:
             return p
     return 1

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
 from meanfield.analysis.period import find_cycle, lag_residual, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
-from meanfield.analysis.sections import distinct_count, poincare_section, quantise
+from meanfield.analysis.sections import distinct_count, poincare_section
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
 from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
 from meanfield.errors import AnalysisError
@@ -151,10 +152,11 @@ class Thresholds:
         return "grey" if drift <= self.birkhoff_chaotic * (10_000 / window) ** 0.5 else "irregular"
 
 
-def _transient_end(y: np.ndarray, window: np.ndarray, cycle, floor: float) -> int | None:
+def _transient_end(y: np.ndarray, window: np.ndarray, ranges: tuple, cycle, floor: float) -> int | None:
     """First sample from which the series stays on the attractor: for a cycle, from where its residual stays
     at the floor (None while it is still converging); otherwise the sample after the last one of the head
-    outside the window's box widened by 10 % of its extent per feature."""
+    outside the window's box (``ranges``: its per-feature minima and maxima) widened by 10 % of its extent per
+    feature."""
     head = y.shape[0] - window.shape[0]
     if cycle.period is not None:
         if cycle.settled_at is None:
@@ -163,10 +165,26 @@ def _transient_end(y: np.ndarray, window: np.ndarray, cycle, floor: float) -> in
             return head + cycle.settled_at
         above = np.flatnonzero(lag_residual(y, cycle.period) > floor)
         return 0 if above.size == 0 else int(above[-1]) + 1
-    lo, hi = window.min(axis=0), window.max(axis=0)
+    lo, hi = ranges
     margin = 0.1 * (hi - lo)
     outside = np.flatnonzero(np.any((y[:head] < lo - margin) | (y[:head] > hi + margin), axis=1))
     return 0 if outside.size == 0 else int(outside[-1]) + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def column_ranges(window: np.ndarray) -> tuple:
+    """Per-feature minima and maxima of ``window`` (time, features) in one pass (numpy's reductions along
+    the time axis of a C-ordered array take several times longer)."""
+    lo = window[0].copy()
+    hi = window[0].copy()
+    for t in range(1, window.shape[0]):
+        for f in range(window.shape[1]):
+            v = window[t, f]
+            if v < lo[f]:
+                lo[f] = v
+            if v > hi[f]:
+                hi[f] = v
+    return lo, hi
 
 
 def _exponent_evidence(ev: dict, lam: np.ndarray | None, se: np.ndarray | None) -> None:
@@ -182,11 +200,10 @@ def _exponent_evidence(ev: dict, lam: np.ndarray | None, se: np.ndarray | None) 
                 ev[key] = float(se[i])
 
 
-def moving_features(window: np.ndarray) -> np.ndarray:
-    """Indices of the features of ``window`` (time, features) whose peak-to-peak is above their rounding
-    (:data:`MOVING_ULPS` units of their magnitude)."""
-    spread = np.ptp(window, axis=0)
-    return np.flatnonzero(spread > MOVING_ULPS * np.finfo(np.float64).eps * np.max(np.abs(window), axis=0))
+def moving_features(extent: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
+    """Indices of the features whose peak-to-peak ``extent`` is above their rounding (:data:`MOVING_ULPS`
+    units of their largest absolute value, ``magnitude``)."""
+    return np.flatnonzero(extent > MOVING_ULPS * np.finfo(np.float64).eps * magnitude)
 
 
 def _lines(window: np.ndarray, moving: np.ndarray, th: Thresholds) -> np.ndarray:
@@ -263,18 +280,21 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     n = y.shape[0]
     window = np.ascontiguousarray(y[-th.window(n):])
     ev["window"] = window.shape[0]
-    moving = moving_features(window)
+    ranges = column_ranges(window)
+    extent = ranges[1] - ranges[0]
+    magnitude = np.maximum(np.abs(ranges[0]), np.abs(ranges[1]))
+    moving = moving_features(extent, magnitude)
     if feature not in moving and moving.size:       # the asked feature has collapsed: use the one that moves most
-        feature = int(moving[np.argmax(np.ptp(window[:, moving], axis=0) / np.std(window[:, moving], axis=0))])
+        feature = int(moving[np.argmax(extent[moving] / np.std(window[:, moving], axis=0))])
     ev["feature"] = feature
     x = window[:, feature]
-    ev["amplitude"] = float(np.max(np.ptp(window, axis=0)))
+    ev["amplitude"] = float(np.max(extent))
     cycle = find_cycle(window, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2, th.max_period)
     ev["period"] = cycle.period
     if cycle.period is not None:
         ev["period_repeats"], ev["period_residual"], ev["period_decay"] = cycle.repeats, cycle.residual, cycle.decay
-    ev["transient_end"] = _transient_end(y, window, cycle, rounding_floor(
-        float(np.max(np.abs(window))), float(np.max(np.ptp(window, axis=0))), th.period_rtol))
+    ev["transient_end"] = _transient_end(y, window, ranges, cycle, rounding_floor(
+        float(np.max(magnitude)), ev["amplitude"], th.period_rtol))
     if cycle.period is None:
         ev["birkhoff_drift"] = birkhoff_drift(window)
         regularity = th.regularity(ev["birkhoff_drift"], window.shape[0])
@@ -287,5 +307,5 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     ev["distinct_count"] = distinct_count(x, th.distinct_scale)
     if window.shape[1] > 1:
         cut = poincare_section(window, section_feature)[:, feature]
-        ev["section_points"] = int(np.unique(quantise(cut, th.distinct_scale)).size)
+        ev["section_points"] = distinct_count(cut, th.distinct_scale) if cut.size else 0
     return ev

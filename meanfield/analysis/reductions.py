@@ -11,6 +11,9 @@ can re-quantise them with the global maximum afterwards.
 """
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
 
 from .sections import distinct_count, poincare_band
@@ -29,18 +32,28 @@ def orbit_histogram(series: np.ndarray, spec) -> np.ndarray:
     """Counts of the recorded values of every feature in the fixed y-bins, shape (M, bins), uint32.
 
     Bin b holds lo + b·Δ <= v < lo + (b+1)·Δ, the top edge included in the last bin; values outside
-    ``y_range`` are not counted.
+    ``y_range`` are not counted. The bin of v is floor((v − lo) · (bins / (hi − lo))), computed in one compiled
+    pass over the series (:func:`_bin_counts`).
     """
     lo, hi = spec.y_range
-    position = (series - lo) * (spec.bins / (hi - lo))
-    index = np.floor(position).astype(np.int64)
-    index[series == hi] = spec.bins - 1
     out = np.zeros((series.shape[1], spec.bins), dtype=np.uint32)
-    for feature in range(series.shape[1]):
-        column = index[:, feature]
-        column = column[(column >= 0) & (column < spec.bins)]
-        out[feature] = np.bincount(column, minlength=spec.bins)
+    _bin_counts(np.asarray(series, dtype=np.float64), float(lo), float(hi), spec.bins / (hi - lo), out)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: np.ndarray) -> None:
+    """Add every value of ``series`` (time, features) to ``out[feature, bin]`` (:func:`orbit_histogram`)."""
+    bins = out.shape[1]
+    for t in range(series.shape[0]):
+        for f in range(series.shape[1]):
+            v = series[t, f]
+            if v == hi:
+                out[f, bins - 1] += 1
+                continue
+            position = math.floor((v - lo) * per_unit)
+            if 0.0 <= position < bins:
+                out[f, int(position)] += 1
 
 
 def band_points(series: np.ndarray, spec):

@@ -71,6 +71,27 @@ def test_band_count_of_band_chaos(maps, r, bands):
         assert chaos01_test(x, 16) < 0.5
 
 
+def _band_count_by_definition(x, max_bands):
+    # the largest p whose phase sub-series x[j::p] (over the first floor(n/p)·p samples) occupy disjoint
+    # intervals, written with numpy
+    for p in range(max_bands, 1, -1):
+        phases = x[: x.size // p * p].reshape(-1, p)
+        lo, hi = phases.min(axis=0), phases.max(axis=0)
+        order = np.argsort(lo)
+        if np.all(hi[order[:-1]] < lo[order[1:]]):
+            return p
+    return 1
+
+
+@pytest.mark.parametrize("r", [3.5, 3.56, 3.573, 3.585, 3.6, 3.7, 3.83, 3.853, 4.0])
+def test_band_count_equals_its_definition(maps, r):
+    x = maps.orbit(maps.logistic[0], [r], [0.3], 4_001, transient=500)[:, 0]
+    noisy = x + np.random.default_rng(2).normal(0, 1e-3, x.size)
+    for series in (x, noisy, np.tile([0.2, -0.4, 0.9, 0.1, -0.7], 800)):
+        for max_bands in (1, 2, 7, 40):
+            assert band_count(series, max_bands) == _band_count_by_definition(series, max_bands)
+
+
 def test_band_count_bad_input():
     with pytest.raises(AnalysisError):
         band_count(np.ones(50), 0)

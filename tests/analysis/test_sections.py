@@ -47,6 +47,24 @@ def test_distinct_count_periodic_versus_dense():
     assert distinct_count(np.random.default_rng(0).uniform(-1, 1, 1000)) > 900
 
 
+@settings(deadline=None, max_examples=60)
+@given(arrays(np.float64, st.integers(1, 400), elements=st.floats(-3, 3)), st.floats(0.1, 2),
+       st.sampled_from([1, 2, 11, 5001]))
+def test_distinct_count_is_the_size_of_the_unique_codes(values, max_y, levels):
+    # the compiled count (a table of the codes 0..levels, the others sorted) against numpy's unique of the
+    # reference's codes, values inside and outside [-max_y, max_y]
+    assert distinct_count(values, max_y, levels) == np.unique(quantise(values, max_y, levels)).size
+
+
+def test_distinct_count_with_more_levels_than_its_table():
+    from meanfield.analysis.sections import TABLE_LEVELS
+    x = np.random.default_rng(1).uniform(-1, 1, 3000)
+    levels = 4 * TABLE_LEVELS
+    count = distinct_count(x, 1.0, levels)
+    assert count == np.unique(quantise(x, 1.0, levels)).size
+    assert count > 2990                       # ~1 shared code expected: 3000² / 2 pairs over 4.2e6 codes
+
+
 def test_poincare_section_on_circle_is_exact():
     # rotation by an irrational angle on the unit circle: crossings of y = 0 upward lie at (1, 0);
     # linear interpolation of a chord gives x = cos of the chord's crossing, error O(step^2) = 1e-4 here
