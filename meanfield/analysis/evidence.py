@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
-from meanfield.analysis.period import find_cycle, lag_residual, rounding_floor
+from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
 from meanfield.analysis.sections import distinct_count, poincare_section
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
@@ -169,22 +168,6 @@ def _transient_end(y: np.ndarray, window: np.ndarray, ranges: tuple, cycle, floo
     margin = 0.1 * (hi - lo)
     outside = np.flatnonzero(np.any((y[:head] < lo - margin) | (y[:head] > hi + margin), axis=1))
     return 0 if outside.size == 0 else int(outside[-1]) + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def column_ranges(window: np.ndarray) -> tuple:
-    """Per-feature minima and maxima of ``window`` (time, features) in one pass (numpy's reductions along
-    the time axis of a C-ordered array take several times longer)."""
-    lo = window[0].copy()
-    hi = window[0].copy()
-    for t in range(1, window.shape[0]):
-        for f in range(window.shape[1]):
-            v = window[t, f]
-            if v < lo[f]:
-                lo[f] = v
-            if v > hi[f]:
-                hi[f] = v
-    return lo, hi
 
 
 def _exponent_evidence(ev: dict, lam: np.ndarray | None, se: np.ndarray | None) -> None:

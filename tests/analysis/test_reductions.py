@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from meanfield.analysis.evidence import column_ranges
+from meanfield.analysis.period import column_ranges
 from meanfield.analysis.reductions import orbit_histogram
 
 
