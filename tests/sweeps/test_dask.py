@@ -158,3 +158,24 @@ def test_ctrl_c_in_a_terminal_stops_without_worker_tracebacks(write_run, tmp_pat
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr
     assert "interrupted" in stderr and 2 <= done_count(out) < 40
+
+
+def _initial_environment():
+    """The environment a process started with (what the C library's allocator read)."""
+    with open("/proc/self/environ", "rb") as f:
+        return dict(entry.decode().split("=", 1) for entry in f.read().split(b"\0") if b"=" in entry)
+
+
+@pytest.mark.slow  # a cluster of its own: CI, not the fast loop
+@pytest.mark.skipif(not os.path.exists("/proc/self/environ"), reason="needs Linux's /proc")
+def test_local_workers_start_with_the_allocator_settings():
+    """Worker processes start with ALLOCATOR_ENV in their initial environment, not Dask's
+    MALLOC_TRIM_THRESHOLD_=65536 (docs/clusters.md, "Worker processes")."""
+    from dask.distributed import Client
+
+    from meanfield.sweeps.execute.cluster import local_cluster
+    from meanfield.sweeps.execute.slurm import ALLOCATOR_ENV, WORKER_ENV
+    with local_cluster(1) as cluster, Client(cluster) as c:
+        (started,) = c.run(_initial_environment).values()
+    assert started["MALLOC_TRIM_THRESHOLD_"] == str(128 << 20) and started["MALLOC_MMAP_THRESHOLD_"] == str(32 << 20)
+    assert ALLOCATOR_ENV.items() <= WORKER_ENV.items()     # SLURM jobs export the same before their workers start

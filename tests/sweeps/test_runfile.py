@@ -198,7 +198,7 @@ def test_slurm_job_script_from_cluster_table():
     for needle in ("#SBATCH --cpus-per-task=8", "#SBATCH -t 1-02:00:00", "#SBATCH -p compute", "#SBATCH -A proj42",
                    "#SBATCH -J meanfield-test", "#SBATCH --gres=gpu:1", "#SBATCH -o slurm-logs/meanfield-test-%J.out",
                    "--lifetime 90000s", "--lifetime-stagger 600s", "--nworkers 8", "--nthreads 1", "--death-timeout 60",
-                   "NUMBA_NUM_THREADS=1"):
+                   "NUMBA_NUM_THREADS=1", "MALLOC_TRIM_THRESHOLD_=134217728", "MALLOC_MMAP_THRESHOLD_=33554432"):
         assert needle in script, needle
     assert "--lifetime-restart" not in script
     assert "#SBATCH --mem=15G" in script or "#SBATCH --mem=16G" in script

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ...errors import BackendError
 from ..spec.where import Where
-from .slurm import WORKER_ENV, SlurmJobs, dashboard_link
+from .slurm import ALLOCATOR_ENV, WORKER_ENV, SlurmJobs, dashboard_link
 from .watchdog import Watchdog
 
 
@@ -27,13 +27,23 @@ class Connection(NamedTuple):
     watchdog: Watchdog | None
 
 
+def spawned_with_allocator():
+    """dask config under which nannies start their worker processes with :data:`~.slurm.ALLOCATOR_ENV` in
+    the environment they start with (``distributed.nanny.pre-spawn-environ``; a nanny's ``env`` is applied
+    after the process started, too late for the C library's allocator)."""
+    import dask
+    return dask.config.set({"distributed.nanny.pre-spawn-environ":
+                            {**dask.config.get("distributed.nanny.pre-spawn-environ"), **ALLOCATOR_ENV}})
+
+
 def local_cluster(workers: int):
     """A LocalCluster of ``workers`` single-threaded worker processes, each of which leaves the terminal's process
-    group as it starts (:func:`dask_setup`)."""
+    group as it starts (:func:`dask_setup`), started with :data:`~.slurm.WORKER_ENV`."""
     from dask.distributed import LocalCluster
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), preload=[__name__],
-                        silence_logs=logging.CRITICAL)   # task errors reach the client as exceptions
+    with spawned_with_allocator():
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                            dashboard_address="127.0.0.1:0", env=dict(WORKER_ENV), preload=[__name__],
+                            silence_logs=logging.CRITICAL)   # task errors reach the client as exceptions
 
 
 def dask_setup(worker) -> None:
@@ -86,12 +96,14 @@ def gpu_cluster(n_gpus: int | None = None, **kwargs):
         pass
     else:
         visible = ",".join(gpu_worker_env(i)["CUDA_VISIBLE_DEVICES"] for i in range(n_gpus))
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, threads_per_worker=1, **kwargs)
+        with spawned_with_allocator():
+            return LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, threads_per_worker=1, **kwargs)
     from distributed import Nanny, Scheduler, SpecCluster
     workers = {f"gpu-{i}": {"cls": Nanny, "options": {"nthreads": 1, "env": gpu_worker_env(i)}}
                for i in range(n_gpus)}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop("dashboard_address", ":0")}}
-    return SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
+    with spawned_with_allocator():
+        return SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
 
 
 __all__ = ["connect", "local_cluster", "gpu_cluster", "Connection"]

@@ -29,9 +29,16 @@ from functools import cached_property
 from ...errors import ClusterError, ConfigError
 from ..spec.clusterspec import DASHBOARD, ClusterSpec
 
-#: Environment of worker processes: one numba/BLAS thread each, so processes x threads = cores.
+#: glibc's allocator settings for worker processes (read when a process starts): arrays up to 32 MiB come from
+#: the heap, which is trimmed only above 128 MiB free. Dask's nannies otherwise start workers with
+#: MALLOC_TRIM_THRESHOLD_=65536, which also fixes glibc's mmap threshold at 128 KiB: every temporary array of
+#: a point is then a fresh mapping whose pages fault in again, 25-40 % of a sweep worker's CPU time spent in
+#: the operating system (docs/clusters.md, "Worker processes"; bench/RESULTS.md).
+ALLOCATOR_ENV = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+#: Environment of worker processes: one numba/BLAS thread each, so processes x threads = cores, and
+#: :data:`ALLOCATOR_ENV` (a SLURM job exports it before its workers start).
 WORKER_ENV = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "OPENBLAS_NUM_THREADS": "1"}
+              "OPENBLAS_NUM_THREADS": "1", **ALLOCATOR_ENV}
 #: Seconds a worker waits for its scheduler before it exits (its job then ends): jobs of a client killed with
 #: SIGKILL do not run on to their walltime.
 DEATH_TIMEOUT = 60
@@ -270,4 +277,5 @@ def slurm_runner(spec: ClusterSpec):
                 os.remove(runner.scheduler_file)
 
 
-__all__ = ["SlurmJobs", "slurm_runner", "slurm_kwargs", "jobqueue", "nodes", "WORKER_ENV", "QUEUE_POLL"]
+__all__ = ["SlurmJobs", "slurm_runner", "slurm_kwargs", "jobqueue", "nodes", "WORKER_ENV", "ALLOCATOR_ENV",
+           "QUEUE_POLL"]
