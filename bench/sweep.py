@@ -186,7 +186,7 @@ def main():
     print(f"# {cores} cores; load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
     print(f"{'measurement'.ljust(width)}  value")
     for name, value in rows:
-        print(f"{name.ljust(width)}  {value if isinstance(value, str) else f'{value:.2f}'}")
+        print(f"{name.ljust(width)}  {value if isinstance(value, str) else f'{value:.3g}'}")
 
 
 if __name__ == "__main__":
