@@ -268,7 +268,8 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     magnitude = np.maximum(np.abs(ranges[0]), np.abs(ranges[1]))
     moving = moving_features(extent, magnitude)
     if feature not in moving and moving.size:       # the asked feature has collapsed: use the one that moves most
-        feature = int(moving[np.argmax(extent[moving] / np.std(window[:, moving], axis=0))])
+        with np.errstate(divide="ignore", invalid="ignore"):    # a deviation that underflows to 0 ranks first
+            feature = int(moving[np.argmax(extent[moving] / np.std(window[:, moving], axis=0))])
     ev["feature"] = feature
     x = window[:, feature]
     ev["amplitude"] = float(np.max(extent))
