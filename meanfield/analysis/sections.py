@@ -67,13 +67,17 @@ def dequantise(codes: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) 
     return (np.asarray(codes, dtype=np.float64) / levels * 2.0 - 1.0) * max_y
 
 
+#: Most levels whose codes :func:`distinct_count` marks in a table (a byte each); more are sorted instead.
+TABLE_LEVELS = 1 << 20
+
+
 def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LEVELS) -> int:
     """Number of distinct quantised values of a series (the reference's periodic heuristic).
 
     The reference counts distinct 5001-level values of ``mo_se`` feature 0 and calls fewer than 80
     "periodic", fewer than 2500 (bifurcation diagram) or 625 (phase diagram; docs/model.md §7.1) "quasi-periodic".
     The phase diagram quantises on ``[-1, 1]`` (``max_y = 1``). The count is the size of
-    ``np.unique(quantise(x, max_y, levels))``, taken in one compiled pass that marks the codes of
+    ``np.unique(quantise(x, max_y, levels))``, counted in one compiled pass that marks the codes of
     ``[-max_y, max_y]`` (0 .. levels) in a table (:func:`_count_codes`; a sweep counts every feature and band
     of every point, and sorting them was a tenth of a Figure 3 point's cost, bench/RESULTS.md).
 
@@ -91,35 +95,28 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     int
     """
     arr = as_series(x, name="x")
-    _check_scale(max_y, levels)
+    codes = quantise(arr, max_y, levels)
     if levels > TABLE_LEVELS:
-        return int(np.unique(quantise(arr, max_y, levels)).size)
-    return int(_count_codes(np.ascontiguousarray(arr, dtype=np.float64), float(max_y), int(levels)))
-
-
-#: Most levels whose codes :func:`distinct_count` marks in a table (a byte each); more are sorted instead.
-TABLE_LEVELS = 1 << 20
+        return int(np.unique(codes).size)
+    return int(_count_codes(codes, int(levels)))
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_codes(x: np.ndarray, max_y: float, levels: int) -> int:
-    """Distinct codes ``int(levels · (v / max_y + 1) / 2)`` of the finite ``x`` (:func:`quantise`'s arithmetic,
-    operation for operation): codes 0 .. levels marked in a table, the rare ones outside sorted."""
+def _count_codes(codes: np.ndarray, levels: int) -> int:
+    """Number of distinct ``codes`` (:func:`quantise`'s): those in 0 .. levels marked in a table, the rare
+    ones outside sorted."""
     seen = np.zeros(levels + 1, dtype=np.bool_)
-    outside = np.empty(x.size, dtype=np.int64)
-    n_outside = 0
+    outside = []
     count = 0
-    for v in x:
-        code = np.int64(levels * (v / max_y + 1.0) / 2.0)
+    for code in codes:
         if 0 <= code <= levels:
             if not seen[code]:
                 seen[code] = True
                 count += 1
         else:
-            outside[n_outside] = code
-            n_outside += 1
-    if n_outside:
-        count += np.unique(outside[:n_outside]).size
+            outside.append(code)
+    if outside:
+        count += np.unique(np.array(outside)).size
     return count
 
 
