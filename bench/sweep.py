@@ -6,15 +6,15 @@
    (Dask scheduling + transfer + HDF5 writing overhead), with the client's peak RSS (a CLI subprocess);
 3. sweep, cold: ``meanfield sweep`` as a user runs it (cluster start-up and per-worker compilation included);
 4. full Figure 3, worker side: core-seconds per point of runs/paper_fig3.toml (175 000 steps, 12 exponents
-   over the last 75 000) for the kernel, the reductions and the classification evidence, measured on one
-   thread over 32 evenly spaced points;
-5. full Figure 3, end to end: ``meanfield sweep`` of runs/paper_fig3.toml restricted to every 10th point (401
-   of its 4001, the same β_o range) on a local cluster started and warmed beforehand (the start is not
-   counted), scaled to 4001 points, with the CPU time of the workers and of the CLI process: on a shared
-   machine the workers' CPU time over the cores is the estimate of the idle-machine wall time; and the exact
-   size of the full file (every dataset is allocated when the file is created).
+   over the last 75 000) for the kernel, the reductions and the classification evidence, measured in a warm
+   worker of the cluster of 5 (one thread, one task's worth of evenly spaced points);
+5. full Figure 3, end to end: ``meanfield sweep`` of runs/paper_fig3.toml (all 4001 points) on a local cluster
+   started and warmed beforehand (the start is not counted), next to the estimate ``--dry-run`` gave before it,
+   with the CPU time of the workers and of the CLI process (on a shared machine the workers' CPU time over the
+   cores is the estimate of the idle-machine wall time), the kernel's share of the workers' CPU, and the size
+   of the file.
 
-Run: ``python bench/sweep.py`` (about 6 minutes on 2 cores). Prints a table and the load average before and
+Run: ``python bench/sweep.py`` (about 2 minutes on 2 idle cores). Prints a table and the load average before and
 after (the machine may be shared: the ratios in the quick part are the robust numbers).
 """
 from __future__ import annotations
@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 
 import numpy as np
 from dask.distributed import Client
@@ -35,7 +34,6 @@ from meanfield.analysis.reductions import reduce_points
 from meanfield.sweeps.execute.cluster import local_cluster
 from meanfield.sweeps.execute.evidence import point_evidence
 from meanfield.sweeps.execute.tasks import compute_chunk
-from meanfield.sweeps.store import create_sweep
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 QUICK = os.path.join(ROOT, "runs", "paper_fig3_quick.toml")
@@ -80,14 +78,14 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def worker_costs(run, n_sample=32):
-    """Core-seconds per point of the kernel, the reductions and the evidence (one thread, the tile width of
-    a sweep task of ``run.chunk`` points)."""
+def worker_costs(run):
+    """Core-seconds per point of the kernel, the reductions and the evidence over one task's worth
+    (``run.chunk``) of evenly spaced points, as a sweep task runs them (one thread, the same tile width)."""
     import numba
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        params = run.parameters(np.linspace(0, run.n_points - 1, n_sample).astype(int))
+        params = run.parameters(np.linspace(0, run.n_points - 1, run.chunk).astype(int))
         t = time.thread_time()
         result = mf.simulate_batch(run.model, run.steps, run.transient, parameters=params, lyapunov=run.lyapunov,
                                    record=run.recorded)
@@ -101,21 +99,14 @@ def worker_costs(run, n_sample=32):
         evidence_time = time.thread_time() - t
     finally:
         numba.set_num_threads(threads)
-    return kernel / n_sample, reductions / n_sample, evidence_time / n_sample
+    return kernel / run.chunk, reductions / run.chunk, evidence_time / run.chunk
 
 
-def every_tenth(path, directory):
-    """A copy of the run file ``path`` whose 1-D grid keeps every 10th point (num 4001 -> 401, same range)."""
-    with open(path, "rb") as f:
-        text = f.read().decode()
-    spec = tomllib.loads(text)
-    (axis, grid), = spec["grid"].items()
-    subset = (grid["num"] - 1) // 10 + 1
-    out = os.path.join(directory, "subset.toml")
-    with open(out, "w") as f:
-        f.write(text.replace(f"num = {grid['num']}", f"num = {subset}"))
-    assert mf.load_run(out).n_points == subset
-    return out, subset
+def dry_run_estimate(path) -> str:
+    """The time ``meanfield sweep PATH --dry-run`` announces (its "time:" line), as a user would plan with it."""
+    out = subprocess.run([*CLI, "sweep", path, "--dry-run"], check=True, capture_output=True, text=True, env=ENV)
+    line, = (line for line in out.stdout.splitlines() if line.strip().startswith("time:"))
+    return line.split(" on ")[0].replace("time:", "").strip()
 
 
 def main():
@@ -155,32 +146,33 @@ def main():
         rows.append(("sweep, cold: `meanfield sweep runs/paper_fig3_quick.toml` (s)", time.perf_counter() - t))
         rows.append(("  quick file size (MB)", os.path.getsize(os.path.join(tmp, "cold.h5")) / 1e6))
 
-        kernel, reductions, evidence_cost = worker_costs(full)
-        per_point = kernel + reductions + evidence_cost
-        rows.append(("full Fig. 3, worker side per point (core-s): kernel", kernel))
-        rows.append(("  reductions (histogram, bands, distinct values)", reductions))
-        rows.append(("  classification evidence (period, 0-1 test, spectra, sections)", evidence_cost))
-        rows.append((f"  sum x 4001 points / {cores} cores (min)", per_point * full.n_points / cores / 60))
-        subset_file, subset = every_tenth(FULL, tmp)
+        estimate = dry_run_estimate(FULL)
         with local_cluster(cores) as cluster, Client(cluster) as client:
             client.run(warm, full)
+            first = next(iter(client.scheduler_info()["workers"]))
+            kernel, reductions, evidence_cost = client.run(worker_costs, full, workers=[first])[first]
+            per_point = kernel + reductions + evidence_cost
+            rows.append(("full Fig. 3, worker side per point (core-s, in a worker): kernel", kernel))
+            rows.append(("  reductions (histogram, bands, distinct values)", reductions))
+            rows.append(("  classification evidence (period, 0-1 test, spectra, sections)", evidence_cost))
+            rows.append(("  kernel share of that work", f"{100 * kernel / per_point:.0f} %"))
+            rows.append((f"  sum x 4001 points / {cores} cores (min)", per_point * full.n_points / cores / 60))
             workers_cpu = sum(client.run(time.process_time).values())
             client_cpu = cpu_of_children()
             t = time.perf_counter()
-            subprocess.run([*CLI, "sweep", subset_file, "-o", os.path.join(tmp, "subset.h5"),
-                            "--scheduler", cluster.scheduler_address, "--no-progress"], check=True,
-                           capture_output=True, env=ENV)
-            t_subset = time.perf_counter() - t
+            subprocess.run([*CLI, "sweep", FULL, "-o", os.path.join(tmp, "full.h5"), "--scheduler",
+                            cluster.scheduler_address, "--no-progress"], check=True, capture_output=True, env=ENV)
+            t_full = time.perf_counter() - t
             workers_cpu = sum(client.run(time.process_time).values()) - workers_cpu
             client_cpu = cpu_of_children() - client_cpu
-        scale = full.n_points / subset
-        rows.append((f"full Fig. 3, end to end: `meanfield sweep` of {subset} of its points, warm cluster (s)",
-                     t_subset))
-        rows.append((f"  scaled to {full.n_points} points on {cores} cores (min)", t_subset * scale / 60))
+        rows.append((f"full Fig. 3, end to end: `meanfield sweep` of its {full.n_points} points, warm cluster (s)",
+                     t_full))
+        rows.append(("  the dry run's estimate beforehand", estimate))
         rows.append(("  CPU: workers' (s) / the CLI client's (s)", f"{workers_cpu:.1f} / {client_cpu:.1f}"))
-        rows.append((f"  idle-machine estimate: workers' CPU / {cores} cores, scaled (min)",
-                     workers_cpu / cores * scale / 60))
-        create_sweep(os.path.join(tmp, "full.h5"), full).close()
+        rows.append(("  kernel share of the workers' CPU (kernel per point x points / workers' CPU)",
+                     f"{100 * kernel * full.n_points / workers_cpu:.0f} %"))
+        rows.append(("  workers' CPU per point (core-s)", workers_cpu / full.n_points))
+        rows.append(("quick Fig. 3: the dry run's estimate", dry_run_estimate(QUICK)))
         rows.append(("full Fig. 3: file size, no tails (MB)", os.path.getsize(os.path.join(tmp, "full.h5")) / 1e6))
     width = max(len(r[0]) for r in rows)
     print(f"# {cores} cores; load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")

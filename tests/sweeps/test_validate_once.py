@@ -76,7 +76,7 @@ def test_the_grid_is_checked_axis_by_axis(monkeypatch):
         rows.append(out.shape[0])
         return out
 
-    monkeypatch.setattr("meanfield.sweeps.spec.runfile.batch_parameters", counting)
+    monkeypatch.setattr("meanfield.sweeps.spec.run_checks.batch_parameters", counting)
     run = mf.load_run(text)
     assert run.n_points == 9_000_000 and max(rows) == 3000
     bad = text.replace("stop = 0.5, num = 3000", "stop = 1.5, num = 3000")      # epsilon > 1 at its end

@@ -1,8 +1,8 @@
 """Run files: TOML descriptions of a parameter sweep, validated into a frozen :class:`RunSpec`, built once,
-complete. Everything is checked here (the tables by :mod:`.tables`; the run's length, exponent count and backend
-by :mod:`meanfield.model.run_rules`, as :func:`meanfield.simulate.simulate_batch` checks them; the grid axis by
-axis), before any numba compilation, and a mistake is a :class:`~meanfield.errors.ConfigError` naming the key,
-the value and what is allowed.
+complete. Everything is checked here (each table by :mod:`.tables`, the tables together by :mod:`.run_checks`,
+the grid axis by axis; the run's length, exponent count and backend by :mod:`meanfield.model.run_rules`, as
+:func:`meanfield.simulate.simulate_batch` checks them), before any numba compilation, and a mistake is a
+:class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed.
 
 A run file (see ``runs/*.toml``)::
 
@@ -68,12 +68,19 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import ConfigError
-from ...model.layout import OBSERVABLES, batch_parameters
+from ...model.layout import OBSERVABLES
 from ...model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from ...model.spec import require_int
-from ...presets import preset, preset_keys
 from .attractors import AttractorSpec, check_census_run, parse_attractors
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
+from .run_checks import (
+    DEFAULT_PRESET,
+    build_model,
+    check_axes,
+    check_finite_run,
+    check_model_axes,
+    parse_model_table,
+)
 from .tables import (
     MODEL_AXES,
     START_KEYS,
@@ -94,8 +101,6 @@ from .tables import (
     parse_start,
 )
 
-#: The preset of a ``[model]`` table that names none.
-DEFAULT_PRESET = "paper"
 #: Keys that do not change any stored number: a resumed run may differ in these.
 NON_RESULT_KEYS = ("name", "chunk", "cluster")
 
@@ -263,43 +268,13 @@ def _to_file_form(data: dict) -> dict:
     return out
 
 
-def build_model(model_table: dict, seed=None):
-    """The :class:`~meanfield.model.spec.ModelSpec` of a ``[model]`` table (preset and overrides), for weight
-    realisation ``seed`` of a ``seed`` grid axis when given."""
-    table = dict(model_table)
-    if seed is not None:
-        table["seed"] = seed
-    return preset(table.pop("preset", DEFAULT_PRESET), **table)
-
-
-def _model_table(table) -> dict:
-    """The ``[model]`` table with its keys checked against the preset's and ``control.<gain>`` keys flat."""
-    if not isinstance(table, dict):
-        raise ConfigError(f"model = {table!r} is not allowed: must be a table")
-    name = table.get("preset", DEFAULT_PRESET)
-    table = dict(check_keys(table, ("preset", "control") + preset_keys(name), f"model (preset = {name!r})"))
-    if isinstance(table.get("control"), dict):
-        table.update({f"control.{k}": v for k, v in table.pop("control").items()})
-    return table
-
-
-def check_axes(model, axes) -> None:
-    """Every value of every parameter axis is valid for ``model``, checked axis by axis with the other axes at
-    their first value (what :func:`~meanfield.model.layout.batch_parameters` checks is per value or per key), so
-    the kernel parameters of the whole grid are never built."""
-    varied = [a for a in axes if a.name not in MODEL_AXES]
-    for axis in varied:
-        n = len(axis.values)
-        batch_parameters(model, {a.name: a.array if a is axis else np.repeat(a.array[:1], n) for a in varied})
-
-
 def from_dict(data: dict, source: str = "") -> RunSpec:
     """Validate a parsed run file (see the module docstring) into a :class:`RunSpec`, built once, complete."""
     check_keys(data, TOP_KEYS, "run file")
     for key in ("steps", "transient", "grid"):
         if key not in data:
             raise ConfigError(f"run file: missing required key {key!r}")
-    model_table = _model_table(data.get("model", {}))
+    model_table = parse_model_table(data.get("model", {}))
     steps, transient = check_lengths(data["steps"], data["transient"])
     axes = parse_grid(data["grid"])
     model = build_model(model_table)                      # the preset's name and overrides are checked here
@@ -315,10 +290,10 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     optional = {key: check(data[key]) for key, check in checks.items() if key in data}
     run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
-    _check_model_axes(run, model_table.get("preset", DEFAULT_PRESET))
+    check_model_axes(run, model_table.get("preset", DEFAULT_PRESET))
     check_axes(model, axes)
     if run.finite is not None:
-        _check_finite_run(run, data, model)
+        check_finite_run(run, data, model)
         check_points(run.n_points, " x ".join(str(n) for n in run.shape))
         return run                                       # the finite network starts from x0 = W^o[0]
     if run.attractors is not None:
@@ -327,42 +302,6 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
                       model.context, run.continuation.pre_steps if run.continuation else 0)
     return run
-
-
-def _check_model_axes(run: RunSpec, preset_name: str) -> None:
-    """A ``seed`` axis needs a preset with a seed and no continuation along it; every seed's model is built
-    (and so checked) here."""
-    if run._seed_axis is None:
-        return
-    if "seed" not in preset_keys(preset_name):
-        raise ConfigError(f"grid.seed is not allowed with preset {preset_name!r}: its weights are fixed; use preset = "
-                          "'reference' or 'random'")
-    if run.continuation is not None and run.continuation.axis == "seed":
-        raise ConfigError("continuation.axis = 'seed' is not allowed: seeds are independent weight realisations; "
-                          "continue along a parameter axis")
-    for seed in run._seed_axis.values:
-        build_model(run.model_table, seed)
-
-
-def _check_finite_run(run: RunSpec, data: dict, model) -> None:
-    """Refuse what does not apply to the finite network (docs/model.md §6.3)."""
-    if run.lyapunov:
-        raise ConfigError(f"lyapunov = {data.get('lyapunov')!r} is not allowed with [finite]: Lyapunov exponents "
-                          "are not defined for the sampled network; set lyapunov = false")
-    if run.continuation is not None:
-        raise ConfigError("continuation is not allowed with [finite]: every finite point starts from x0 = W^o[0]")
-    if run.attractors is not None:
-        raise ConfigError("attractors is not allowed with [finite]: the census runs the mean field")
-    if run.start.kind != "checkpoint":
-        raise ConfigError(f"start = {data.get('start')!r} is not allowed with [finite]: the finite network "
-                          "starts from x0 = W^o[0] and the mean field from the aligned start (docs/model.md §6.3)")
-    if run.device != "cpu":
-        raise ConfigError(f"backend = {run.backend!r} is not allowed with [finite]: the finite network runs on "
-                          "the CPU; use backend = 'cpu'")
-    need = model.context + 2 + run.finite.aligned_steps
-    if run.steps < need:
-        raise ConfigError(f"steps = {run.steps} is not allowed with [finite]: need steps >= L + 2 + "
-                          f"finite.aligned_steps = {need}")
 
 
 def _set(data: dict, key: str, value) -> None:
@@ -411,4 +350,4 @@ def load_run(source: str | os.PathLike | dict | RunSpec, **overrides) -> RunSpec
     return from_dict(data, source=text)
 
 
-__all__ = ["RunSpec", "load_run", "from_dict", "stored_run", "build_model"]
+__all__ = ["RunSpec", "load_run", "from_dict", "stored_run"]
