@@ -21,7 +21,7 @@ vectorised numpy operation over the whole ensemble ``(starts, time, features)``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numba
 import numpy as np
@@ -53,6 +53,10 @@ class Fingerprints:
     quantiles: np.ndarray
     stationarity: np.ndarray
     tails: np.ndarray
+
+    def take(self, rows) -> Fingerprints:
+        """The fingerprints of the tails ``rows`` (an index array), in that order."""
+        return Fingerprints(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
 
     def cycle_points(self, i: int) -> np.ndarray:
         """The (p, F) points of start ``i``'s cycle (its last p samples; the order is a phase, irrelevant)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -64,13 +65,36 @@ class Grouping:
         return int(np.sum(self.assignment < 0))
 
 
-def _hausdorff(points: np.ndarray, candidates: np.ndarray, block: int = 256) -> np.ndarray:
-    """Hausdorff distance (max norm) between one (p, F) point set and each of (m, p, F) candidates."""
+@numba.njit(cache=True, nogil=True)
+def _hausdorff(points: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Hausdorff distance (max norm over features) between one (p, F) point set and each of (m, q, F)
+    candidates: the larger of the two directed distances, each the largest over one set's points of the
+    smallest distance to the other's. Maxima and minima of absolute differences only, so the same number
+    whatever the loop order; a NaN coordinate makes the distance NaN (never within a tolerance)."""
     out = np.empty(candidates.shape[0])
-    for lo in range(0, candidates.shape[0], block):
-        pair = np.abs(points[None, :, None, :] - candidates[lo:lo + block, None, :, :]).max(axis=-1)
-        out[lo:lo + block] = np.maximum(pair.min(axis=2).max(axis=1), pair.min(axis=1).max(axis=1))
+    for c in range(candidates.shape[0]):
+        other = candidates[c]
+        out[c] = max(_directed(points, other), _directed(other, points))
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _directed(a: np.ndarray, b: np.ndarray) -> float:
+    """max over the points of ``a`` of the min over the points of ``b`` of max_f |a_f - b_f| (NaN propagates)."""
+    largest = 0.0
+    for i in range(a.shape[0]):
+        smallest = np.inf
+        for j in range(b.shape[0]):
+            distance = 0.0
+            for f in range(a.shape[1]):
+                d = abs(a[i, f] - b[j, f])
+                if d > distance or d != d:
+                    distance = d
+            if distance < smallest or distance != distance:
+                smallest = distance
+        if smallest > largest or smallest != smallest:
+            largest = smallest
+    return largest
 
 
 def _leaders(members: np.ndarray, distance, tolerance: np.ndarray) -> list[np.ndarray]:

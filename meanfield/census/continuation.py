@@ -13,16 +13,19 @@ Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/
    hysteresis loop). Only the fresh starts count in the fractions. Ids: this value's attractors take the ids of
    the previous value's by :func:`meanfield.analysis.match_attractors` (W1 between their measures, threshold
    relative to their scale); the others get new ids. Running the values in the opposite order
-   (``reverse=True``) follows each attractor from the other side.
+   (``reverse=True``) follows each attractor from the other side. The starts on a value's *fresh* attractors do
+   not depend on the chain, so they run ahead of it, many values per kernel call; only a value after one where
+   the chain added an attractor reruns its carried starts (each start has its own lane: the same bits).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import xarray as xr
 
-from ..analysis.fingerprint import DEFAULT_QUANTILES, fingerprint
+from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec, require_int
@@ -39,6 +42,9 @@ from .starts import sample
 
 #: Labels of census attractors, in the order of their integer codes in stored files (-1: absent).
 CENSUS_LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "aperiodic")
+
+#: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
+CARRIED_LANES = 256
 
 
 @dataclass(frozen=True)
@@ -145,27 +151,63 @@ def attractor_events(ds: xr.Dataset, order=None) -> list[tuple]:
     return found
 
 
-def _carried(model: ModelSpec, census: Census, previous: list, steps: int, transient: int, *, lyapunov, backend,
-             max_period: int, rtol: tuple) -> Census:
-    """``census`` extended by the attractors that starts on ``previous`` (the neighbouring value's attractors)
-    reach at ``model`` and the census lacks (fraction 0); module docstring, stage 2."""
+@dataclass(frozen=True)
+class _Carried:
+    """Where carried starts went: their fingerprints (one row per start) and the lanes of ``batch`` that ran them."""
+
+    prints: Fingerprints
+    batch: object
+    lanes: np.ndarray
+
+
+def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: int, transient: int, *, lyapunov,
+                 backend, max_period: int) -> list:
+    """Run the States ``starts[v]`` at ``values[v]`` (every other parameter from ``model``), all in one kernel
+    call; a :class:`_Carried` per value. Every start runs on its own lane, so its outcome is the same bits as
+    in a call of its own."""
+    counts = [len(group) for group in starts]
+    edges = np.cumsum([0] + counts)
+    if not edges[-1]:
+        return [None] * len(starts)
+    batch = run_starts(model, {parameter: np.repeat(np.asarray(values, dtype=float), counts)},
+                       [state for group in starts for state in group], steps, transient, lyapunov=lyapunov,
+                       backend=backend, progress=False)
+    prints = fingerprint(batch.records["att"], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    return [_Carried(prints.take(np.arange(a, b)), batch, np.arange(a, b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _ahead_of_chain(values, censuses: list, run) -> iter:
+    """(v, outcome) for v = 1, 2, …: the starts on the fresh attractors of value v − 1 run at value v by ``run``
+    (:func:`_run_carried` with its options bound), in calls of at most :data:`CARRIED_LANES` starts, each made
+    when the chain reaches its first value. They do not depend on the chain, so they need not wait for it."""
+    v = 1
+    while v < len(values):
+        block, lanes = [], 0
+        while v < len(values) and (not block or lanes + len(censuses[v - 1].attractors) <= CARRIED_LANES):
+            block.append(v)
+            lanes += len(censuses[v - 1].attractors)
+            v += 1
+        yield from zip(block, run([values[u] for u in block], [[a.state for a in censuses[u - 1].attractors]
+                                                               for u in block]))
+
+
+def _carried(model: ModelSpec, census: Census, previous: list, outcome: _Carried, rtol: tuple) -> Census:
+    """``census`` extended by the attractors that the starts on ``previous`` (the neighbouring value's attractors,
+    run at ``model``: ``outcome``) reach and the census lacks (fraction 0); module docstring, stage 2."""
     if not previous:
         return census
-    starts = [a.state for a in previous]
-    batch = run_starts(model, {"beta_o": np.full(len(starts), model.beta_o)}, starts, steps, transient,
-                       lyapunov=lyapunov, backend=backend, progress=False)
-    prints = fingerprint(batch.records["att"], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    prints, batch = outcome.prints, outcome.batch
     found = list(census.attractors)
-    for s in range(len(starts)):
+    for s, lane in enumerate(outcome.lanes):
         if _identify(prints, found, rtol)[s] >= 0:
             continue
         if prints.period[s] < 0 or (prints.period[s] == 0 and not prints.stationarity[s] <= rtol[1]):
             continue                                         # unresolved: the attractor is lost, not merged
         period = int(prints.period[s])
-        exponents = None if batch.lyapunov is None else batch.lyapunov[s]
+        exponents = None if batch.lyapunov is None else batch.lyapunov[lane]
         found.append(Attractor(
             label=attractor_label(period, exponents, model.forcing_period()), period=period, fraction=0.0,
-            fraction_stderr=0.0, lyapunov=exponents, state=batch.final_state(s), summary=prints.quantiles[s],
+            fraction_stderr=0.0, lyapunov=exponents, state=batch.final_state(lane), summary=prints.quantiles[s],
             points=prints.cycle_points(s) if period > 0 else prints.tails[s], scale=float(prints.scale[s])))
     return replace(census, attractors=found)
 
@@ -186,10 +228,16 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
     follow) with carried starts and matched ids. ``model`` holds every other parameter; the run lengths and
     options are those of the fresh censuses."""
     chained, ids, previous, next_id = [], [], None, 0
-    for value, fresh in zip(values, censuses):
+    run = partial(_run_carried, model, parameter, steps=steps, transient=transient, lyapunov=lyapunov,
+                  backend=backend, max_period=max_period)
+    ahead = _ahead_of_chain(values, censuses, run)
+    for v, (value, fresh) in enumerate(zip(values, censuses)):
         at = model.replace(**{parameter: float(value)})
-        census = _carried(at, fresh, [] if previous is None else previous.attractors, steps, transient,
-                          lyapunov=lyapunov, backend=backend, max_period=max_period, rtol=rtol)
+        carried = [] if previous is None else previous.attractors
+        outcome = next(ahead)[1] if v else None
+        if len(carried) > len(censuses[v - 1].attractors if v else ()):     # the chain added attractors at v − 1
+            outcome, = run([value], [[a.state for a in carried]])
+        census = _carried(at, fresh, carried, outcome, rtol)
         current = np.array([a.summary for a in census.attractors])
         if previous is None or not previous.attractors or not census.attractors:
             own = next_id + np.arange(len(census.attractors))

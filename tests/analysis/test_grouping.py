@@ -157,3 +157,24 @@ def test_a_carried_start_is_placed_on_the_first_identical_attractor_or_none():
                                  [prints.cycle_points(first)])
     np.testing.assert_array_equal(known, np.where(grouping.assignment == 0, 0, -1))
     assert (known == -1).any() and (known == 0).any()
+
+
+def test_hausdorff_distance_equals_its_definition_written_out():
+    """The compiled Hausdorff distance against the definition over every pair of points (max norm over features),
+    on random sets of unequal sizes, a set against itself in another order (0) and a NaN coordinate (NaN)."""
+    from meanfield.analysis.grouping import _hausdorff
+
+    def written_out(a, b):
+        pair = np.array([[np.max(np.abs(x - y)) for y in b] for x in a])
+        return max(pair.min(axis=1).max(), pair.min(axis=0).max())
+
+    rng = np.random.default_rng(7)
+    points = rng.normal(size=(5, 3))
+    candidates = rng.normal(size=(4, 7, 3))
+    expected = [written_out(points, c) for c in candidates]
+    np.testing.assert_array_equal(_hausdorff(points, candidates), expected)
+    assert _hausdorff(points, points[::-1][None])[0] == 0.0
+    spoiled = candidates.copy()
+    spoiled[2, 3, 1] = np.nan
+    got = _hausdorff(points, spoiled)
+    assert np.isnan(got[2]) and np.array_equal(got[[0, 1, 3]], np.array(expected)[[0, 1, 3]])

@@ -102,3 +102,32 @@ def test_attractor_figure_colours_each_id_and_stacks_the_fractions(tmp_path):
     assert len(top.collections) >= sum(len(c.attractors) for c in run.censuses)
     fig.savefig(tmp_path / "census.png")
     assert (tmp_path / "census.png").stat().st_size > 10_000
+
+
+def test_carried_starts_run_ahead_of_the_chain_give_the_chain_of_one_call_per_value(monkeypatch):
+    """The chain runs the starts on each value's fresh attractors at the next value in batched calls ahead of it
+    (continuation.CARRIED_LANES starts per call); with one value per call it computes what a chain of one call per
+    value computes. On this stretch of the quick census's grid the chain also adds attractors the fresh starts
+    miss (fraction 0: an aperiodic set at 1.245, a period-156 cycle at 1.2675), so the values after them rerun
+    their carried starts; every number must be the same bits either way."""
+    import xarray as xr
+
+    from meanfield.census import continuation
+    from meanfield.census.continuation import continue_censuses
+
+    model, values = mf.presets.paper(), np.linspace(0.0, 3.0, 401)[165:171]
+    fresh = [find_attractors(model.replace(beta_o=float(v)), 64, 20_000, 19_000, lyapunov=True, progress=False)
+             for v in values]
+    batched = continue_censuses(model, "beta_o", values, fresh, 20_000, 19_000, lyapunov=True)
+    assert any(a.fraction == 0.0 for c in batched.censuses for a in c.attractors)
+    monkeypatch.setattr(continuation, "CARRIED_LANES", 1)
+    one_by_one = continue_censuses(model, "beta_o", values, fresh, 20_000, 19_000, lyapunov=True)
+    xr.testing.assert_identical(batched.to_dataset(), one_by_one.to_dataset())
+    for ours, theirs in zip(batched.censuses, one_by_one.censuses):     # what the next value starts from, too
+        assert len(ours.attractors) == len(theirs.attractors)
+        for a, b in zip(ours.attractors, theirs.attractors):
+            for field in ("state.att", "state.pe", "lyapunov", "points", "summary"):
+                x, y = a, b
+                for part in field.split("."):
+                    x, y = getattr(x, part), getattr(y, part)
+                np.testing.assert_array_equal(x, y, err_msg=field)

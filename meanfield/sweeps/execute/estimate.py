@@ -16,9 +16,11 @@ Times are the process's CPU time, so that other work on the machine does not inf
 for an otherwise idle machine. The estimate is per point, divided over the workers; worker start-up and the
 one-time compilation are not included.
 
-A census's chain (docs/attractors.md §6) is estimated apart (:func:`chain_seconds`): one kernel call per
-point with the starts carried from its neighbour, a 16-lane tile whatever their number, timed once with one start
-and multiplied by the points of a line; lines and directions run side by side on the workers.
+A census's chain (docs/attractors.md §3, §6) is estimated apart (:func:`chain_seconds`): its kernel calls batch
+the starts carried from many points (full tiles), so it costs about :data:`CARRIED_PER_POINT` starts per point,
+each timed as one lane of a full tile with its fingerprint; lines and directions run side by side on the
+workers. How many attractors a point has is not known before the run: the paper model's censuses hold 1.4–1.7
+per point.
 """
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ SHORT_TRANSIENT = 1000
 MAX_RECORDED = 100_000
 #: Longest run of plain steps timed for the transient.
 PLAIN_STEPS = 50_000
+#: Carried starts per point assumed for a census's chain (module docstring).
+CARRIED_PER_POINT = 2
 
 
 def calibration_runs(run: RunSpec) -> tuple:
@@ -88,15 +92,17 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     from ...analysis.fingerprint import fingerprint
     from ...census.find import run_starts
     from ...census.starts import sample
+    from ...kernels.cpu import TILE_WIDTH
 
     spec, model = run.attractors, run.model
-    start = sample(model, 1, spec.sampler, seed=spec.seed)
-    parameters = {k: v[:1] for k, v in run.parameters(np.zeros(1, dtype=np.int64)).items()}
+    lanes = TILE_WIDTH                                       # one full tile of carried starts
+    starts = sample(model, lanes, spec.sampler, seed=spec.seed)
+    parameters = {k: np.repeat(v[:1], lanes) for k, v in run.parameters(np.zeros(1, dtype=np.int64)).items()}
     begin = time.process_time()
-    tails = run_starts(model, parameters, start, run.steps, run.transient, lyapunov=run.lyapunov or False,
+    tails = run_starts(model, parameters, starts, run.steps, run.transient, lyapunov=run.lyapunov or False,
                        backend=run.backend, progress=False).records["att"]
     fingerprint(tails, max_period=spec.max_period)
-    per_point = time.process_time() - begin
+    per_point = (time.process_time() - begin) / lanes * CARRIED_PER_POINT
     length = len(next(a for a in run.grid_axes if a.name == spec.axis).values)
     tasks = run.n_points // length * len(spec.directions)
     return per_point * length * -(-tasks // max(1, workers))
