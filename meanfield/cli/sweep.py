@@ -40,9 +40,9 @@ def register(sub, parents):
     p.set_defaults(run=run)
 
 
-def _dry_run(args, spec, output, workers) -> None:
+def _dry_run(args, spec, output, workers, local) -> None:
     from ..errors import BackendError, StoreError
-    from ..sweeps.execute.estimate import chain_seconds, duration, seconds_per_point, size
+    from ..sweeps.execute.estimate import chain_seconds, duration, seconds_per_point, size, startup_seconds
     from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
@@ -72,9 +72,12 @@ def _dry_run(args, spec, output, workers) -> None:
             chunk = min(spec.chunk, spec.n_points)
             chain = chain_seconds(spec, workers)
             census = f", then the attractors' chain {duration(chain)}" if spec.attractors else ""
-            report(args, f"  time: {duration(per_point * todo / workers + chain)} on {workers} worker(s) "
-                         f"({per_point:.2g} s per point on one idle core of this machine, measured on a chunk of "
-                         f"{chunk} points as the sweep runs it{census}; excludes worker start-up and compilation)")
+            startup = startup_seconds(spec) if local else None
+            start = (f", and {duration(startup)} to start the workers" if startup is not None else "") + \
+                ("; excludes compilation" if startup is not None else "; excludes worker start-up and compilation")
+            report(args, f"  time: {duration(per_point * todo / workers + chain + (startup or 0.0))} on {workers} "
+                         f"worker(s) ({per_point:.2g} s per point on one idle core of this machine, measured on a "
+                         f"chunk of {chunk} points as the sweep runs it{census}{start})")
     report(args, "dry run: nothing was computed or written")
 
 
@@ -97,7 +100,7 @@ def run(args):
         check_output(args.plot, overwrite=True, make_dirs=True)
     if args.dry_run:
         where = where_to_compute(spec.cluster_spec, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers)
-        return _dry_run(args, spec, output, where.workers or 1)
+        return _dry_run(args, spec, output, where.workers or 1, local=where.kind == "local")
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
                           "--resume to start it)")

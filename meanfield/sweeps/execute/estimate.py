@@ -13,8 +13,10 @@ thread, after a warm-up call that compiles the kernels, in two pieces:
    too, with its tail cut to four rows), timed over at most :data:`PLAIN_STEPS` steps and scaled linearly.
 
 Times are the process's CPU time, so that other work on the machine does not inflate them: the estimate is
-for an otherwise idle machine. The estimate is per point, divided over the workers; worker start-up and the
-one-time compilation are not included.
+for an otherwise idle machine. The estimate is per point, divided over the workers. On a local cluster the
+workers' start-up is added (:func:`startup_seconds`: one fresh process importing what a worker imports and running
+a first short task, timed on the wall clock; the workers start side by side); on SLURM it is the queue's wait and
+on a running scheduler none, so neither is included. The one-time compilation is never included.
 
 A census's chain (docs/attractors.md §3, §6) is estimated apart (:func:`chain_seconds`): its kernel calls batch
 the starts carried from many points (full tiles), so it costs about :data:`CARRIED_PER_POINT` starts per point,
@@ -24,6 +26,8 @@ per point.
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -39,6 +43,18 @@ MAX_RECORDED = 100_000
 PLAIN_STEPS = 50_000
 #: Carried starts per point assumed for a census's chain (module docstring).
 CARRIED_PER_POINT = 2
+#: Recorded steps of the first task a new worker runs when its start-up is measured (:func:`startup_seconds`).
+STARTUP_RECORDED = 200
+#: What :func:`startup_seconds` runs in a fresh process: a worker's imports and its first task (the run as JSON on
+#: standard input).
+_FIRST_TASK = """
+import json, sys
+import numpy as np
+import distributed.worker
+from meanfield.sweeps.execute.tasks import compute_chunk
+from meanfield.sweeps.spec.runfile import stored_run
+compute_chunk(stored_run(json.loads(sys.stdin.read())), np.arange(1), np.full(1, -1))
+"""
 
 
 def calibration_runs(run: RunSpec) -> tuple:
@@ -46,17 +62,22 @@ def calibration_runs(run: RunSpec) -> tuple:
     (module docstring); the plain piece is None when the transient is not longer than the recorded piece's."""
     recorded = run.steps - run.transient
     kept = min(recorded, MAX_RECORDED)
-    transient = min(run.transient, max(SHORT_TRANSIENT, run.model.context))
-    rows = (kept + run.record.every - 1) // run.record.every
-    piece = run.replace(steps=transient + kept, transient=transient,
-                        **{"record.tail": min(run.record.tail, rows)})
-    rest = run.transient - transient
+    piece = _shortened(run, kept)
+    rest = run.transient - piece.transient
     if rest <= 0:
         return (piece, recorded / kept), (None, 0.0)
     plain_steps = min(rest, PLAIN_STEPS)
     census = {} if run.attractors is None else {"attractors.max_period": 2}   # its starts' plain steps too
     plain = run.replace(steps=plain_steps + 4, transient=plain_steps, lyapunov=False, **{"record.tail": 0}, **census)
     return (piece, recorded / kept), (plain, rest / plain_steps)
+
+
+def _shortened(run: RunSpec, kept: int) -> RunSpec:
+    """``run`` with its transient cut to :data:`SHORT_TRANSIENT` steps (at least the context) and ``kept`` of its
+    recorded steps."""
+    transient = min(run.transient, max(SHORT_TRANSIENT, run.model.context))
+    rows = (kept + run.record.every - 1) // run.record.every
+    return run.replace(steps=transient + kept, transient=transient, **{"record.tail": min(run.record.tail, rows)})
 
 
 def _cpu_seconds(run: RunSpec, indices: np.ndarray) -> float:
@@ -108,6 +129,20 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     return per_point * length * -(-tasks // max(1, workers))
 
 
+def startup_seconds(run: RunSpec) -> float | None:
+    """Wall seconds for a fresh Python process to become a worker that has run a first task of ``run``: Python
+    started, Dask's worker and the task module imported, the run's kernels loaded from numba's cache (which
+    :func:`seconds_per_point` has filled) by a short task of one point (:data:`STARTUP_RECORDED` recorded steps,
+    two cycles' worth for a census). A local cluster starts its workers side by side, so this is its start-up
+    (module docstring); None when the process fails."""
+    kept = min(run.steps - run.transient,
+               2 * run.attractors.max_period if run.attractors is not None else STARTUP_RECORDED)
+    begin = time.perf_counter()
+    started = subprocess.run([sys.executable, "-c", _FIRST_TASK], input=_shortened(run, kept).to_json(), text=True,
+                             capture_output=True)
+    return time.perf_counter() - begin if started.returncode == 0 else None
+
+
 def duration(seconds: float) -> str:
     """``"≈ 42 s"``, ``"≈ 7.5 min"``, ``"≈ 3.2 h"``."""
     if seconds < 90:
@@ -124,4 +159,4 @@ def size(n_bytes: float) -> str:
         n_bytes /= 1000
 
 
-__all__ = ["seconds_per_point", "chain_seconds", "calibration_runs", "duration", "size"]
+__all__ = ["seconds_per_point", "chain_seconds", "startup_seconds", "calibration_runs", "duration", "size"]
