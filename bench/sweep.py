@@ -7,7 +7,7 @@
 3. sweep, cold: ``meanfield sweep`` as a user runs it (cluster start-up and per-worker compilation included);
 4. full Figure 3, worker side: core-seconds per point of runs/paper_fig3.toml (175 000 steps, 12 exponents
    over the last 75 000) for the kernel, the reductions and the classification evidence, measured in a warm
-   worker of the cluster of 5 (one thread, one task's worth of evenly spaced points);
+   worker of the cluster of item 5 (one thread, one task's worth of evenly spaced points);
 5. full Figure 3, end to end: ``meanfield sweep`` of runs/paper_fig3.toml (all 4001 points) on a local cluster
    started and warmed beforehand (the start is not counted), next to the estimate ``--dry-run`` gave before it,
    with the CPU time of the workers and of the CLI process (on a shared machine the workers' CPU time over the

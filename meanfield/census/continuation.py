@@ -19,6 +19,7 @@ Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -176,7 +177,7 @@ def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: 
     return [_Carried(prints.take(np.arange(a, b)), batch, np.arange(a, b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def _ahead_of_chain(values, censuses: list, run) -> iter:
+def _ahead_of_chain(values, censuses: list, run) -> Iterator[tuple]:
     """(v, outcome) for v = 1, 2, …: the starts on the fresh attractors of value v − 1 run at value v by ``run``
     (:func:`_run_carried` with its options bound), in calls of at most :data:`CARRIED_LANES` starts, each made
     when the chain reaches its first value. They do not depend on the chain, so they need not wait for it."""

@@ -73,8 +73,8 @@ def _dry_run(args, spec, output, workers, local) -> None:
             chain = chain_seconds(spec, workers)
             census = f", then the attractors' chain {duration(chain)}" if spec.attractors else ""
             startup = startup_seconds(spec) if local else None
-            start = (f", and {duration(startup)} to start the workers" if startup is not None else "") + \
-                ("; excludes compilation" if startup is not None else "; excludes worker start-up and compilation")
+            start = (f", and {duration(startup)} to start the workers; excludes compilation" if startup is not None
+                     else "; excludes worker start-up and compilation")
             report(args, f"  time: {duration(per_point * todo / workers + chain + (startup or 0.0))} on {workers} "
                          f"worker(s) ({per_point:.2g} s per point on one idle core of this machine, measured on a "
                          f"chunk of {chunk} points as the sweep runs it{census}{start})")

@@ -45,12 +45,11 @@ def test_the_estimate_runs_both_pieces_and_writes_nothing(tmp_path, monkeypatch)
 
 def test_the_workers_start_up_is_timed_as_a_first_task_in_a_fresh_process(tmp_path, monkeypatch):
     """startup_seconds runs a worker's imports and a short first task of the run (a census's keeps two cycles of
-    its longest period, the least its tail may hold) in a new process: a number for runs of both kinds (None would
-    mean the process failed), and nothing written."""
+    its longest period, the least its tail may hold) in a new process: it runs for runs of both kinds, and writes
+    nothing. (How long it takes is a timing, for bench/, not a test.)"""
     monkeypatch.chdir(tmp_path)
     census = mf.load_run(ROOT / "runs" / "paper_census_quick.toml", **{"grid.beta_o.num": 2})
     plain = mf.load_run(ROOT / "runs" / "paper_fig3_quick.toml", **{"grid.beta_o.num": 2})
     for run in (census, plain):
-        seconds = estimate.startup_seconds(run)
-        assert seconds is not None and 0 < seconds < 600
+        assert estimate.startup_seconds(run) is not None        # None: the first-task process failed
     assert list(tmp_path.iterdir()) == []
