@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .analysis import Thresholds, find_cycle
 from .analysis.bifurcations import Bifurcation, continue_and_locate
 from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
@@ -84,16 +85,16 @@ def _locked_period(model: ModelSpec, period) -> int:
 
 
 def _detected_period(model: ModelSpec, state: State, max_period: int = 2000) -> int:
-    """The smallest N (a multiple of L when the model has a PE) with max|A_{t+N} − A_t| ≤ 1e−9 after the
-    transient; a ConfigError when no N ≤ max_period repeats (the start is not near a cycle)."""
-    unit = model.context if model.pe_bits else 1
-    windows = _orbit_start(model, state, 2 * max_period)
-    scale = max(1.0, np.abs(windows).max())
-    for n in range(unit, max_period + 1, unit):
-        if np.abs(windows[n:2 * n] - windows[:n]).max() <= 1e-9 * scale:
-            return n
-    raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found after "
-                      f"{TRANSIENT} steps from this start; pass period= (and a state near the cycle)")
+    """The cycle's period N (a multiple of L when the model has a PE) that the classifier's cycle criterion
+    (:func:`meanfield.analysis.find_cycle` with :class:`~meanfield.analysis.Thresholds`, docs/classification.md
+    §2) finds in 2·``max_period`` windows from ``state``; a ConfigError when it finds none (not near a cycle)."""
+    th = Thresholds()
+    cycle = find_cycle(_orbit_start(model, state, 2 * max_period), th.period_rtol, th.converged_rtol,
+                       th.converge_decades, th.converge_r2, max_period)
+    if cycle.period is None:
+        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found after "
+                          f"{TRANSIENT} steps from this start; pass period= (and a state near the cycle)")
+    return _locked_period(model, cycle.period)
 
 
 def periodic_orbit(model: ModelSpec, state: State | None = None, period: int | None = None, *,

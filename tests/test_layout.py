@@ -229,3 +229,40 @@ def test_a_crowded_function_is_found():
     source = f"def f({twelve}, *, k=1):\n    pass\ng = lambda {twelve}: 0\n"      # 13 and 12 parameters
     found = crowded_functions({"meanfield.extra": (source, False)})
     assert found == ["meanfield.extra:1 f (13 parameters)"]
+
+
+#: The one module that names the labels (docs/classification.md §6); every other module reads its table.
+LABEL_AUTHORITY = "meanfield.analysis.labels"
+LABEL_NAMES = {"fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "unresolved", "divergent",
+               "missing", "aperiodic"}
+#: Names of periodic/chaos decision thresholds that once had several homes: only the classifier's Thresholds
+#: (meanfield.analysis.evidence) may define a threshold of the decision.
+RETIRED_THRESHOLDS = ("CHAOS_EXPONENT",)
+
+
+def label_tables(modules: dict) -> list:
+    """'module:line' of every tuple, list or set literal holding two or more label names outside the authority
+    (a table of labels built again), and of every assignment to a retired threshold name."""
+    found = []
+    for name, (source, _) in sorted(modules.items()):
+        for node in ast.walk(ast.parse(source)):
+            if name != LABEL_AUTHORITY and isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                names = [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in LABEL_NAMES]
+                if len(names) >= 2:
+                    found.append(f"{name}:{node.lineno} {names}")
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [f"{name}:{node.lineno} {t.id}" for t in targets
+                          if isinstance(t, ast.Name) and t.id in RETIRED_THRESHOLDS]
+    return sorted(found, key=lambda line: (line.split(":")[0], int(line.split(":")[1].split()[0])))
+
+
+def test_one_module_names_the_labels():
+    assert label_tables(package_modules()) == []
+
+
+def test_a_second_label_table_is_found():
+    source = 'NAMES = ("fixed_point", "periodic", "chaotic")\nCHAOS_EXPONENT = 1e-3\n'
+    found = label_tables({"meanfield.census.extra": (source, False)})
+    assert found == ["meanfield.census.extra:1 ['fixed_point', 'periodic', 'chaotic']",
+                     "meanfield.census.extra:2 CHAOS_EXPONENT"]

@@ -22,16 +22,19 @@ Attractors of an ensemble of starts (docs/attractors.md)
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
 Classification
     :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
-    :class:`Thresholds`, :data:`EVIDENCE`, :data:`LABELS`
+    :class:`Thresholds`, :data:`EVIDENCE`
+Label vocabulary (one table for every tool and file)
+    :data:`LABELS`, :data:`MISSING`, :func:`label_code`, :func:`label_names`
 """
 
 from meanfield.analysis.bifurcations import Bifurcation, locate_bifurcations
 from meanfield.analysis.chaos01 import band_count, chaos01_test
-from meanfield.analysis.classify import LABELS, Classification, classify, classify_many, decide
+from meanfield.analysis.classify import Classification, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.fingerprint import Fingerprints, fingerprint, measure_distance, quantile_summary
 from meanfield.analysis.grouping import Grouping, assign_to_attractors, group_attractors, match_attractors
+from meanfield.analysis.labels import LABELS, MISSING, label_code, label_names
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
@@ -60,6 +63,9 @@ __all__ = [
     "Fingerprints",
     "Grouping",
     "LABELS",
+    "MISSING",
+    "label_code",
+    "label_names",
     "Classification",
     "Cycle",
     "LyapunovResult",

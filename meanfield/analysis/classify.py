@@ -36,10 +36,8 @@ import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
+from meanfield.analysis.labels import CYCLES, LABELS
 from meanfield.errors import AnalysisError
-
-LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "unresolved", "divergent")
-"""Every label :func:`classify` can return."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ class Classification:
     Attributes
     ----------
     label : str
-        One of :data:`LABELS`.
+        One of :data:`~meanfield.analysis.labels.LABELS`.
     period : int or None
         The period in samples of the given series for ``periodic`` and ``fixed_point`` (1, or a divisor of
         the forcing period), else None.
@@ -150,7 +148,7 @@ def decide(evidence: Mapping[str, Any], th: Thresholds = Thresholds()) -> Classi
     reason = f"{text}; λ1 = {text1}"
     hyper = get("lambda2") is not None and _significance(get("lambda2"), get("lambda2_stderr"), th)[0] > 0
     chaos = "hyperchaotic" if hyper else "chaotic"
-    if series in ("fixed_point", "periodic"):
+    if series in CYCLES:
         if sign1 > 0:
             return done("unresolved", reason + " (a cycle, but λ1 is significantly positive)")
         return done(series, reason, period)

@@ -4,10 +4,11 @@ An ensemble census (docs/attractors.md §1) needs, for thousands of trajectories
 apart — not the full classification evidence of one series (docs/classification.md). Every quantity here is a
 vectorised numpy operation over the whole ensemble ``(starts, time, features)``:
 
-* **period**: the smallest lag p ≤ ``max_period`` whose residual ``max_{t,f} |x_{t+p,f} − x_{t,f}|`` over the
-  tail is at most ``period_rtol`` times the tail's magnitude ``max |x|`` (a settled cycle repeats to a few
-  rounding errors; a torus or chaotic orbit never comes that close at every t). 0: no period up to
-  ``max_period`` (an aperiodic orbit, or a cycle longer than that or not yet settled).
+* **period**: the period the classifier sees (:func:`meanfield.analysis.find_cycle` on the tail's decision
+  window, with the :class:`~meanfield.analysis.Thresholds` of docs/classification.md §2: a residual at the
+  rounding floor relative to the attractor's own extent, or decaying geometrically, a converging divisor
+  preferred), up to ``max_period``. 0: no period (an aperiodic orbit, or a cycle longer than that or not yet
+  seen). One cycle criterion for the census and the classifier (docs/attractors.md §2).
 * **scale**: the attractor's size, ``max_f (max_t x − min_t x)`` (its extent), or ``max |x|`` for a fixed point
   (extent below ``FIXED_POINT_EXTENT · max |x|``: rounding flicker), so every tolerance is relative to the
   attractor itself.
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import numba
 import numpy as np
 
+from meanfield.analysis.evidence import Thresholds
+from meanfield.analysis.period import find_cycle
 from meanfield.errors import AnalysisError
 
 DEFAULT_QUANTILES = 64
@@ -92,48 +94,34 @@ def measure_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(a - b).mean(axis=-2).max(axis=-1)
 
 
-@numba.njit(cache=True, nogil=True)
-def _periods(tails: np.ndarray, floor: np.ndarray, max_period: int) -> np.ndarray:
-    """Smallest lag p ≤ ``max_period`` (and ≤ half the tail: two full periods seen) with every
-    |x_{t+p,f} − x_{t,f}| ≤ ``floor`` of its start, else 0; stops at the first sample over the floor, so an
-    aperiodic tail costs a few samples per lag."""
-    n, length, features = tails.shape
-    period = np.zeros(n, dtype=np.int64)
-    for s in range(n):
-        for p in range(1, min(max_period, length // 2) + 1):
-            settled = True
-            for t in range(length - p):
-                for f in range(features):
-                    if abs(tails[s, t + p, f] - tails[s, t, f]) > floor[s]:
-                        settled = False
-                        break
-                if not settled:
-                    break
-            if settled:
-                period[s] = p
-                break
-    return period
+def cycle_periods(tails: np.ndarray, max_period: int, thresholds: Thresholds = Thresholds()) -> np.ndarray:
+    """The period (0: none) that :func:`~meanfield.analysis.find_cycle` finds on the decision window
+    (``thresholds.window``) of each finite tail of ``tails`` (starts, time, features), as the classifier's
+    evidence does (:func:`meanfield.analysis.measure`), with lags up to ``max_period``."""
+    th = thresholds
+    out = np.zeros(tails.shape[0], dtype=np.int64)
+    for s, tail in enumerate(tails):
+        window = tail[-th.window(tail.shape[0]):]
+        cycle = find_cycle(window, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2,
+                           max_period)
+        out[s] = cycle.period or 0
+    return out
 
 
-def fingerprint(tails, *, max_period: int = 256, period_rtol: float = 1e-8,
+def fingerprint(tails, *, max_period: int = 256, thresholds: Thresholds = Thresholds(),
                 n_quantiles: int = DEFAULT_QUANTILES) -> Fingerprints:
     """Fingerprints of an ensemble of recorded tails (starts, time, features); see the module docstring.
-
-    ``period_rtol`` = 1e-8: a settled cycle of a float64 map repeats to ~1e-15 of its magnitude; 1e-8 also
-    accepts cycles still approached with a residual a million times the rounding floor, while a quasi-periodic
-    orbit's closest returns over a tail of length T stay near 2π/T of its amplitude (docs/classification.md §2).
-    """
+    ``thresholds`` are the classifier's (their cycle criterion and decision window)."""
     tails = as_ensemble(tails)
-    if not 1 <= max_period or not 0 < period_rtol < 1:
-        raise AnalysisError(f"max_period = {max_period}, period_rtol = {period_rtol} are not allowed: "
-                            "must be >= 1 and in (0, 1)")
+    if not 1 <= max_period:
+        raise AnalysisError(f"max_period = {max_period} is not allowed: must be >= 1")
     finite = np.isfinite(tails).all(axis=(1, 2))
     safe = np.where(finite[:, None, None], tails, 0.0)
     magnitude = np.abs(safe).max(axis=(1, 2))
     extent = (safe.max(axis=1) - safe.min(axis=1)).max(axis=1)
     scale = np.where(extent > FIXED_POINT_EXTENT * magnitude, extent, magnitude)
     scale = np.where(scale > 0, scale, 1.0)                  # the zero fixed point: absolute tolerances
-    period = _periods(safe, period_rtol * np.maximum(magnitude, np.finfo(float).tiny), max_period)
+    period = cycle_periods(safe, max_period, thresholds)
     half = tails.shape[1] // 2
     quantiles = quantile_summary(safe, n_quantiles)
     halves = measure_distance(quantile_summary(safe[:, :half], n_quantiles),

@@ -6,16 +6,15 @@ groups them with the generic layer (:mod:`meanfield.analysis.fingerprint`, :mod:
 docs/attractors.md explains the method, its thresholds and its limits.
 """
 from .continuation import (
-    CENSUS_LABELS,
     AttractorContinuation,
     attractor_events,
     continue_attractors,
     continue_censuses,
 )
-from .find import Attractor, Census, attractor_label, find_attractors
+from .find import Attractor, Census, find_attractors
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
-__all__ = ["Attractor", "AttractorContinuation", "CENSUS_LABELS", "Census", "attractor_events", "attractor_label",
+__all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_events",
            "continue_attractors", "continue_censuses", "find_attractors",
            "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator",
            "uniform_windows"]

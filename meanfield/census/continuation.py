@@ -26,6 +26,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
+from ..analysis import LABELS
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
@@ -34,15 +35,13 @@ from .find import (
     MAX_PERIOD,
     Attractor,
     Census,
-    attractor_label,
-    check_census_lengths,
+    check_census_options,
+    confirm_starts,
     find_attractors,
+    label_run,
     run_starts,
 )
 from .starts import sample
-
-#: Labels of census attractors, in the order of their integer codes in stored files (-1: absent).
-CENSUS_LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "aperiodic")
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
 CARRIED_LANES = 256
@@ -97,7 +96,7 @@ class AttractorContinuation:
             unresolved[row] = census.unresolved_fraction
             for a, i in zip(census.attractors, self.ids[v]):
                 fraction[row, i], stderr[row, i], scale[row, i] = a.fraction, a.fraction_stderr, a.scale
-                label[row, i], period[row, i] = CENSUS_LABELS.index(a.label), a.period
+                label[row, i], period[row, i] = LABELS.index(a.label), a.period
                 summary[row, i] = a.summary
                 if a.period > 0:
                     points[row, i, :a.period] = a.points
@@ -115,7 +114,7 @@ class AttractorContinuation:
         if k:
             coords["exponent"] = np.arange(k)
         return xr.Dataset(data, coords=coords,
-                          attrs={"label_names": " ".join(CENSUS_LABELS),
+                          attrs={"label_names": " ".join(LABELS),
                                  "direction": "down" if self.values[0] > self.values[-1] else "up"})
 
 
@@ -161,8 +160,8 @@ class _Carried:
     lanes: np.ndarray
 
 
-def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: int, transient: int, *, lyapunov,
-                 backend, max_period: int) -> list:
+def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: int, transient: int, *, backend,
+                 max_period: int) -> list:
     """Run the States ``starts[v]`` at ``values[v]`` (every other parameter from ``model``), all in one kernel
     call; a :class:`_Carried` per value. Every start runs on its own lane, so its outcome is the same bits as
     in a call of its own."""
@@ -171,8 +170,8 @@ def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: 
     if not edges[-1]:
         return [None] * len(starts)
     batch = run_starts(model, {parameter: np.repeat(np.asarray(values, dtype=float), counts)},
-                       [state for group in starts for state in group], steps, transient, lyapunov=lyapunov,
-                       backend=backend, progress=False)
+                       [state for group in starts for state in group], steps, transient, backend=backend,
+                       progress=False)
     prints = fingerprint(batch.records["att"], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
     return [_Carried(prints.take(np.arange(a, b)), batch, np.arange(a, b)) for a, b in zip(edges[:-1], edges[1:])]
 
@@ -192,25 +191,44 @@ def _ahead_of_chain(values, censuses: list, run) -> Iterator[tuple]:
                                                                for u in block]))
 
 
-def _carried(model: ModelSpec, census: Census, previous: list, outcome: _Carried, rtol: tuple) -> Census:
+def _carried(model: ModelSpec, census: Census, previous: list, outcome: _Carried, rtol: tuple, confirm,
+             max_period: int) -> Census:
     """``census`` extended by the attractors that the starts on ``previous`` (the neighbouring value's attractors,
-    run at ``model``: ``outcome``) reach and the census lacks (fraction 0); module docstring, stage 2."""
+    run at ``model``: ``outcome``) reach and the census lacks (fraction 0), each confirmed and labelled as the
+    fresh census's are (:func:`meanfield.census.find.census_of`) by ``confirm(states)`` (the confirming runs,
+    :func:`~meanfield.census.find.confirm_starts` with the run's options bound); module docstring, stage 2."""
     if not previous:
         return census
     prints, batch = outcome.prints, outcome.batch
-    found = list(census.attractors)
+    found, new = list(census.attractors), []
     for s, lane in enumerate(outcome.lanes):
-        if _identify(prints, found, rtol)[s] >= 0:
-            continue
         if prints.period[s] < 0 or (prints.period[s] == 0 and not prints.stationarity[s] <= rtol[1]):
             continue                                         # unresolved: the attractor is lost, not merged
-        period = int(prints.period[s])
-        exponents = None if batch.lyapunov is None else batch.lyapunov[lane]
+        if _identify(prints.take([s]), found + [_provisional(prints, t) for t, _ in new], rtol)[0] < 0:
+            new.append((s, lane))
+    confirming = confirm([batch.final_state(int(lane)) for _, lane in new])
+    for j, (s, _) in enumerate(new):
+        on = fingerprint(confirming.records["att"][j:j + 1], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+        if _identify(on, [_provisional(prints, s)], rtol)[0] < 0:
+            continue                                         # a transient: its run went on elsewhere
+        exponents = None if confirming.lyapunov is None else confirming.lyapunov[j]
+        stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[j]
+        decision = label_run(model, confirming.records["mo_se"][j], exponents, stderr)
+        period = max(int(on.period[0]), 0)
         found.append(Attractor(
-            label=attractor_label(period, exponents, model.forcing_period()), period=period, fraction=0.0,
-            fraction_stderr=0.0, lyapunov=exponents, state=batch.final_state(lane), summary=prints.quantiles[s],
-            points=prints.cycle_points(s) if period > 0 else prints.tails[s], scale=float(prints.scale[s])))
+            label=decision.label, period=period, fraction=0.0, fraction_stderr=0.0, lyapunov=exponents,
+            state=confirming.final_state(j), summary=on.quantiles[0],
+            points=on.cycle_points(0) if period > 0 else on.tails[0], scale=float(on.scale[0]),
+            reason=decision.reason))
     return replace(census, attractors=found)
+
+
+def _provisional(prints: Fingerprints, s: int) -> Attractor:
+    """Start ``s`` of ``prints`` as an attractor to identify other starts with (only its identity fields)."""
+    period = max(int(prints.period[s]), 0)
+    return Attractor(label="unresolved", period=period, fraction=0.0, fraction_stderr=0.0, lyapunov=None,
+                     state=None, summary=prints.quantiles[s],
+                     points=prints.cycle_points(s) if period > 0 else prints.tails[s], scale=float(prints.scale[s]))
 
 
 def _identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
@@ -229,8 +247,8 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
     follow) with carried starts and matched ids. ``model`` holds every other parameter; the run lengths and
     options are those of the fresh censuses."""
     chained, ids, previous, next_id = [], [], None, 0
-    run = partial(_run_carried, model, parameter, steps=steps, transient=transient, lyapunov=lyapunov,
-                  backend=backend, max_period=max_period)
+    run = partial(_run_carried, model, parameter, steps=steps, transient=transient, backend=backend,
+                  max_period=max_period)
     ahead = _ahead_of_chain(values, censuses, run)
     for v, (value, fresh) in enumerate(zip(values, censuses)):
         at = model.replace(**{parameter: float(value)})
@@ -238,7 +256,9 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
         outcome = next(ahead)[1] if v else None
         if len(carried) > len(censuses[v - 1].attractors if v else ()):     # the chain added attractors at v − 1
             outcome, = run([value], [[a.state for a in carried]])
-        census = _carried(at, fresh, carried, outcome, rtol)
+        confirm = partial(confirm_starts, at, None, steps=steps, transient=transient, lyapunov=lyapunov,
+                          backend=backend)
+        census = _carried(at, fresh, carried, outcome, rtol, confirm, max_period)
         current = np.array([a.summary for a in census.attractors])
         if previous is None or not previous.attractors or not census.attractors:
             own = next_id + np.arange(len(census.attractors))
@@ -268,7 +288,8 @@ def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, s
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
     n = require_int("starts", starts, 1)
-    check_census_lengths(steps, transient, options.get("max_period", MAX_PERIOD))
+    check_census_options(steps, transient, options.get("max_period", MAX_PERIOD),
+                         options.get("rtol", (CYCLE_RTOL, MEASURE_RTOL)))
     values = values[::-1] if reverse else values
     fresh = []
     for value in values:
@@ -278,5 +299,5 @@ def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, s
     return continue_censuses(model, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
 
 
-__all__ = ["AttractorContinuation", "CENSUS_LABELS", "attractor_events", "continue_attractors", "continue_censuses",
+__all__ = ["AttractorContinuation", "attractor_events", "continue_attractors", "continue_censuses",
            "Census"]

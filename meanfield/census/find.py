@@ -3,8 +3,14 @@
 The starts run through the batched kernel as one batch of points with identical parameters (one start State
 each, :func:`meanfield.simulate_batch`), recording the attention window's newest row over the tail
 t = transient .. steps-1; the tails are fingerprinted and grouped by the generic layer
-(:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`). Every start is
-computed on its own kernel lane, so its tail, and hence its attractor, is the same whatever the chunking.
+(:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`), with the classifier's
+cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its representative runs on, as long
+again, from its final state, and the group is an attractor only if that run stays on it by the identity rules;
+a group whose representative goes on to another group that stays was a transient and merges into it, one
+whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
+decision (:func:`meanfield.analysis.decide`) on the confirming run's evidence, so the census and ``classify``
+of a run from the attractor's state give one answer. Every start runs on its own kernel lane, so its tail, and
+hence its attractor, is the same whatever the chunking.
 """
 from __future__ import annotations
 
@@ -12,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analysis import Thresholds, decide, measure
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
-from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, group_attractors
+from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_attractors, group_attractors
 from ..errors import ConfigError
 from ..model.spec import ModelSpec, require_int
 from ..model.state import State
@@ -23,22 +30,18 @@ from .starts import sample
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
 MAX_PERIOD = 256
 
-#: Lyapunov exponents above this are positive (chaos), at or below it zero or negative (a torus); a finite
-#: run's exponents carry errors ~ 1/√(steps − transient), docs/model.md §4.2.
-CHAOS_EXPONENT = 1e-3
-
 
 @dataclass(frozen=True)
 class Attractor:
     """One attractor of a census.
 
-    ``label``: fixed_point, periodic, quasi_periodic, chaotic, hyperchaotic, or ``aperiodic`` (no period and no
-    exponents computed to tell a torus from chaos); ``period`` (0 when aperiodic); ``fraction`` of all starts
-    and its binomial standard error √(f(1−f)/n); ``lyapunov`` the representative start's exponents (None
-    unless computed); ``state`` the representative's final state (a start on the attractor); ``summary`` the
-    (Q, M) quantiles of the tail of the attention row (its invariant measure's marginals, docs/attractors.md
-    §2); ``points`` the cycle's points (period, M), or the representative's tail when aperiodic; ``scale`` the
-    representative's extent, to which the identity tolerances are relative.
+    ``label``: the classifier's label (:data:`meanfield.analysis.LABELS`) decided on the confirming run,
+    ``unresolved`` when that run does not decide; ``reason``: how it was reached; ``period`` (0 when
+    aperiodic); ``fraction`` of all starts and its binomial standard error √(f(1−f)/n); ``lyapunov`` the
+    confirming run's exponents (None unless computed); ``state`` the confirming run's final state (a start on
+    the attractor); ``summary`` the (Q, M) quantiles of the confirming run's attention row (its invariant
+    measure's marginals, docs/attractors.md §2); ``points`` the cycle's points (period, M), or that run's tail
+    when aperiodic; ``scale`` its extent, to which the identity tolerances are relative.
     """
 
     label: str
@@ -50,12 +53,14 @@ class Attractor:
     summary: np.ndarray
     points: np.ndarray
     scale: float
+    reason: str = ""
 
 
 @dataclass(frozen=True)
 class Census:
     """What :func:`find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the index
-    into ``attractors`` of each start (−1: unresolved), ``fingerprints`` of every start."""
+    into ``attractors`` of each start (−1: unresolved — not settled, or in a group that was not confirmed),
+    ``fingerprints`` of every start."""
 
     attractors: list
     assignment: np.ndarray
@@ -64,20 +69,6 @@ class Census:
     @property
     def unresolved_fraction(self) -> float:
         return float(np.mean(self.assignment < 0))
-
-
-def attractor_label(period: int, exponents, forcing: int = 1) -> str:
-    """Label from the period and, for an aperiodic set, the number of positive exponents. A cycle whose period
-    divides the ``forcing`` period (:meth:`ModelSpec.forcing_period`) is a fixed point of the forced map's
-    L-step map, as the classifier calls it (docs/classification.md §2)."""
-    if period >= 1 and forcing % period == 0:
-        return "fixed_point"
-    if period > 1:
-        return "periodic"
-    if exponents is None:
-        return "aperiodic"
-    positive = int(np.sum(np.asarray(exponents) > CHAOS_EXPONENT))
-    return ("quasi_periodic", "chaotic")[positive] if positive < 2 else "hyperchaotic"
 
 
 def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
@@ -89,25 +80,84 @@ def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
     return starts
 
 
-def census_of(model: ModelSpec, tails: np.ndarray, exponents, final_state, *, counted: int | None = None,
-              max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL)) -> Census:
-    """The census of one parameter point from its starts' recorded tails (starts, time, M) of the attention
-    row, their ``exponents`` (starts, k) or None, and ``final_state(i)``, the final State of start i. Only the
-    first ``counted`` starts count in the fractions (default: all)."""
-    weighed = tails.shape[0] if counted is None else counted
-    prints = fingerprint(tails, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
-    grouping = group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
+def group_starts(tails: np.ndarray, *, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                 thresholds: Thresholds = Thresholds()) -> tuple[Fingerprints, Grouping]:
+    """The fingerprints and candidate groups of one point's recorded tails (starts, time, M) of the attention
+    row (:func:`meanfield.analysis.group_attractors`), before confirmation."""
+    prints = fingerprint(tails, max_period=max_period, thresholds=thresholds, n_quantiles=DEFAULT_QUANTILES)
+    return prints, group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
+
+
+def label_run(model: ModelSpec, series: np.ndarray, exponents, stderr, thresholds: Thresholds = Thresholds()):
+    """The classifier's decision (:func:`meanfield.analysis.decide`) on one run's recorded ``mo_se`` series and
+    exponents, measured as ``classify`` of that run measures them (feature 1, section feature 2, the model's
+    forcing period)."""
+    se = None if stderr is None or not np.all(stderr >= 0) else stderr
+    return decide(measure(series, exponents, se, 0, 1 % series.shape[1], thresholds, model.forcing_period()),
+                  thresholds)
+
+
+def confirm_starts(model: ModelSpec, parameters: dict | None, states: list, steps: int, transient: int, *,
+                   lyapunov=False, backend: str = "cpu"):
+    """The confirming runs (module docstring): ``states`` (the candidate groups' representatives' final states)
+    run on at ``parameters`` (arrays, one value per state; None: all at ``model``'s own) for as many steps as a
+    tail, steps − transient, recording the attention row (identity) and ``mo_se`` (the classifier's series),
+    with exponents when asked; None when there are no states."""
+    if not states:
+        return None
+    if parameters is None:
+        parameters = {"beta_o": np.full(len(states), model.beta_o)}
+    return simulate_batch(model, steps - transient, 0, parameters=parameters, start=states, lyapunov=lyapunov,
+                          record=("att", "mo_se"), backend=backend, progress=False)
+
+
+def _destinations(targets: np.ndarray) -> np.ndarray:
+    """Where each candidate group goes, from the group its representative's confirming run was identified with
+    (``targets``, -1: none): itself when it stayed; the group it went on to when that group stayed (a
+    transient, merged); -1 otherwise (unresolved)."""
+    stays = targets == np.arange(targets.size)
+    return np.array([t if t >= 0 and stays[t] else -1 for t in targets], dtype=np.int64)
+
+
+def census_of(model: ModelSpec, prints: Fingerprints, grouping: Grouping, confirming, lanes, *,
+              counted: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+              thresholds: Thresholds = Thresholds()) -> Census:
+    """The census of one point from its candidate groups (:func:`group_starts`) and ``confirming``, the batch in
+    which lane ``lanes[k]`` ran group k's representative on (:func:`confirm_starts`; None without groups).
+    Only the first
+    ``counted`` starts count in the fractions (default: all)."""
+    weighed = prints.period.shape[0] if counted is None else counted
+    lanes = np.asarray(lanes, dtype=np.int64)
+    first = grouping.representative
+    targets = np.zeros(0, dtype=np.int64)
+    if first.size:
+        on = fingerprint(confirming.records["att"][lanes], max_period=max_period, thresholds=thresholds,
+                         n_quantiles=DEFAULT_QUANTILES)
+        targets = assign_to_attractors(on, grouping.period, prints.scale[first], prints.quantiles[first],
+                                       [prints.tails[i, -p:] for i, p in zip(first, grouping.period)],
+                                       cycle_rtol=rtol[0], measure_rtol=rtol[1])
+    goes = _destinations(targets)
+    assignment = np.where(grouping.assignment >= 0, goes[np.maximum(grouping.assignment, 0)], -1)
+    kept = np.flatnonzero(goes == np.arange(goes.size))
+    counts = np.array([np.count_nonzero(assignment[:weighed] == k) for k in kept], dtype=np.int64)
+    order = kept[np.lexsort((first[kept], -counts))] if kept.size else kept
+    renumber = np.full(goes.size + 1, -1, dtype=np.int64)          # the last entry renumbers -1 to -1
+    renumber[order] = np.arange(order.size)
     attractors = []
-    for k, first in enumerate(grouping.representative):
-        period = int(grouping.period[k])
-        fraction = np.count_nonzero(grouping.assignment[:weighed] == k) / weighed
-        own = None if exponents is None else exponents[first]
+    for k in order:
+        lane = int(lanes[k])
+        exponents = None if confirming.lyapunov is None else confirming.lyapunov[lane]
+        stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[lane]
+        decision = label_run(model, confirming.records["mo_se"][lane], exponents, stderr, thresholds)
+        period = max(int(on.period[k]), 0)
+        fraction = np.count_nonzero(assignment[:weighed] == k) / weighed
         attractors.append(Attractor(
-            label=attractor_label(period, own, model.forcing_period()), period=period, fraction=float(fraction),
-            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=own,
-            state=final_state(int(first)), summary=prints.quantiles[first],
-            points=prints.cycle_points(first) if period > 0 else prints.tails[first], scale=float(prints.scale[first])))
-    return Census(attractors=attractors, assignment=grouping.assignment, fingerprints=prints)
+            label=decision.label, period=period, fraction=float(fraction),
+            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=exponents,
+            state=confirming.final_state(lane), summary=on.quantiles[k],
+            points=on.cycle_points(k) if period > 0 else on.tails[k], scale=float(on.scale[k]),
+            reason=decision.reason))
+    return Census(attractors=attractors, assignment=renumber[assignment], fingerprints=prints)
 
 
 def run_starts(model: ModelSpec, parameters: dict, starts: list, steps: int, transient: int, *, lyapunov=False,
@@ -118,12 +168,21 @@ def run_starts(model: ModelSpec, parameters: dict, starts: list, steps: int, tra
                           record=("att",), backend=backend, progress=progress)
 
 
-def check_census_lengths(steps: int, transient: int, max_period: int) -> None:
-    """ConfigError unless the tail steps − transient holds two periods of ``max_period``."""
+def check_census_options(steps: int, transient: int, max_period: int, rtol) -> None:
+    """ConfigError unless the tail steps − transient holds two periods of ``max_period`` and ``rtol`` is two
+    numbers in (0, 1) — checked before any kernel runs."""
     require_int("max_period", max_period, 1)
     if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
         raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
                           f"periods of max_period = {max_period} (steps - transient >= {2 * max_period})")
+    try:
+        cycle, measure_ = (float(v) for v in rtol)
+    except (TypeError, ValueError):
+        raise ConfigError(f"rtol = {rtol!r} is not allowed: must be (cycle_rtol, measure_rtol), two numbers in "
+                          "(0, 1)") from None
+    if not (0 < cycle < 1 and 0 < measure_ < 1):
+        raise ConfigError(f"rtol = {rtol!r} is not allowed: must be (cycle_rtol, measure_rtol), two numbers in "
+                          "(0, 1)")
 
 
 def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
@@ -140,9 +199,11 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
     steps, transient : int
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
         The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
-        aperiodic sets, enough samples of the measure (docs/attractors.md §4).
+        aperiodic sets, enough samples of the measure (docs/attractors.md §4). Each group's representative
+        then runs on for steps − transient more (its confirmation, module docstring).
     lyapunov : bool or int
-        Exponents per start (as :func:`simulate_batch`); they only refine aperiodic labels.
+        Exponents of the confirming runs (as :func:`simulate_batch`), with block standard errors: the
+        classifier's decision uses them (docs/classification.md §6).
     chunk : int, optional
         Starts per kernel call (memory); the result does not depend on it.
     max_period : int
@@ -154,17 +215,20 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
         Only the first ``counted`` starts count in the fractions (the others can add attractors but not basin
         weight; default: all).
     """
+    check_census_options(steps, transient, max_period, rtol)
     states = _starts(model, starts, require_int("seed", seed, 0))
     n = len(states)
     chunk = n if chunk is None else require_int("chunk", chunk, 1)
     weighed = n if counted is None else require_int("counted", counted, 1)
     if weighed > n:
         raise ConfigError(f"counted = {counted} is not allowed: at most the {n} starts")
-    check_census_lengths(steps, transient, max_period)
     parts = [run_starts(model, {"beta_o": np.full(len(states[lo:lo + chunk]), model.beta_o)}, states[lo:lo + chunk],
-                        steps, transient, lyapunov=lyapunov, backend=backend, progress=progress)
+                        steps, transient, backend=backend, progress=progress)
              for lo in range(0, n, chunk)]
-    tails = np.concatenate([p.records["att"] for p in parts])
-    exponents = None if parts[0].lyapunov is None else np.concatenate([p.lyapunov for p in parts])
-    return census_of(model, tails, exponents, lambda i: parts[i // chunk].final_state(i % chunk), counted=weighed,
+    prints, grouping = group_starts(np.concatenate([p.records["att"] for p in parts]), max_period=max_period,
+                                    rtol=rtol)
+    first = grouping.representative
+    confirming = confirm_starts(model, None, [parts[i // chunk].final_state(i % chunk) for i in first], steps,
+                                transient, lyapunov=lyapunov, backend=backend)
+    return census_of(model, prints, grouping, confirming, np.arange(first.size), counted=weighed,
                      max_period=max_period, rtol=rtol)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import LABELS
+from ..analysis import LABELS, MISSING, label_names
+from ..analysis.labels import CYCLES
 from ..errors import ConfigError
-from ..sweeps.results.labels import MISSING, point_labels
+from ..sweeps.results.labels import point_labels
 from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import mark_columns, plot_density_bifurcation
 from .style import (
@@ -22,11 +23,6 @@ from .style import (
     paper_style,
     plt,
 )
-
-
-def _names(codes):
-    table = np.array(list(LABELS) + ["missing"], dtype=object)
-    return table[codes]                                # code -1 picks "missing"
 
 
 def _one_axis(data):
@@ -88,7 +84,7 @@ def class_bifurcation(path, feature: int = 0, ax=None):
             handles.append(Line2D([], [], ls="", marker="s", ms=5, color=CLASS_COLOURS[name], alpha=0.35,
                                   label="divergent"))
             continue
-        values = None if band is None or name in ("fixed_point", "periodic") else band[rows]
+        values = None if band is None or name in CYCLES else band[rows]
         if values is None or not np.isfinite(values).any():    # no band points (or a cycle): visited values
             i, b = np.nonzero(hist[rows] > 0)
             xs, ys = x[rows][i], centres[b]
@@ -144,7 +140,7 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
     patterns); the legends sit outside the data."""
     from ..model.spec import require_int
     k = require_int("k", k, 1, len(EXPONENT_STYLES) * 3)
-    names = _names(point_labels(path)[0])
+    names = label_names(point_labels(path)[0])
     data = read_sweep(path, ("lyapunov", "lyapunov_stderr"))
     axis, x = _one_axis(data)
     if "lyapunov" not in data.arrays:
@@ -219,7 +215,7 @@ def class_map(path, ax=None):
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
     fig = ax.figure
-    names = _names(codes)
+    names = label_names(codes)
     draw_class_grid(ax, names, x, y)
     ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
     ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis import LABELS
+from ..analysis import LABELS, label_names
 from ..errors import StoreError
 from ..sweeps.results.labels import point_labels
 from ..sweeps.store import read_sweep
 from .pid import effective_rank, nanmean, robustness, token_spread
 
 #: Class columns of the table (hyperchaotic counts as chaotic; points not computed are left out).
-CLASSES = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "unresolved", "divergent")
+CLASSES = tuple(name for name in LABELS if name != "hyperchaotic")
 
 
 @dataclass
@@ -56,9 +56,9 @@ def classify_sweep(sweep: Sweep) -> np.ndarray:
     """Label of every grid point (grid shape; "missing" where not computed), from the evidence stored by
     the sweep or its stored tail and exponents (:func:`meanfield.sweeps.results.labels.point_labels`)."""
     codes, _ = point_labels(sweep.path)
-    names = np.array([("chaotic" if label == "hyperchaotic" else label) for label in LABELS] + ["missing"],
-                     dtype=object)
-    sweep.labels = names[codes]          # code -1 (not computed) picks "missing"
+    names = label_names(codes)
+    names[names == "hyperchaotic"] = "chaotic"
+    sweep.labels = names
     return sweep.labels
 
 

@@ -8,7 +8,8 @@ import pytest
 import meanfield as mf
 from meanfield.analysis import LABELS, classify
 from meanfield.errors import AnalysisError, ConfigError
-from meanfield.sweeps.execute.evidence import decide_points, point_evidence
+from meanfield.sweeps.execute.evidence import point_evidence
+from meanfield.sweeps.results.labels import decide_points
 
 # the quick Figure 3 sweep's run length (runs/paper_fig3_quick.toml); β_o = 0.5 is the rest state, a period-4
 # cycle locked to the positional encoding (L = 4), 1.28 chaos (tests/analysis/test_paper_labels.py)

@@ -69,7 +69,7 @@ def test_evidence_of_another_classifier_is_not_re_decided(classified):
     import numpy as np
 
     from meanfield.errors import StoreError
-    from meanfield.sweeps.execute.evidence import decide_points
+    from meanfield.sweeps.results.labels import decide_points
     old_keys = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "period", "amplitude", "max_abs",
                 "chaos01_k", "spectral_entropy", "distinct_count", "section_points")
     with pytest.raises(StoreError, match="older classifier"):

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ...census.continuation import CENSUS_LABELS, continue_censuses
-from ...census.find import Attractor, Census, census_of, run_starts
+from ...analysis import LABELS
+from ...census.continuation import continue_censuses
+from ...census.find import Attractor, Census, census_of, confirm_starts, group_starts, run_starts
 from ...census.starts import sample
 from ...model.state import State
 from ..spec.runfile import RunSpec
@@ -38,13 +39,20 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
     for lo in range(0, points, per_call):
         block = range(lo, min(points, lo + per_call))
         batch = run_starts(model, {k: np.repeat(v[lo:block.stop], n) for k, v in parameters.items()},
-                           starts * len(block), run.steps, run.transient, lyapunov=run.lyapunov or False,
-                           backend=run.backend, progress=False)
+                           starts * len(block), run.steps, run.transient, backend=run.backend, progress=False)
+        groups = [group_starts(batch.records["att"][j * n:(j + 1) * n], max_period=width, rtol=spec.rtol)
+                  for j in range(len(block))]
+        # every group's representative runs on to be confirmed: all of the block's in one kernel call
+        owners = np.concatenate([np.full(g.representative.size, p, dtype=np.int64) for p, (_, g) in zip(block, groups)])
+        confirming = confirm_starts(model, {k: v[owners] for k, v in parameters.items()},
+                                    [batch.final_state(j * n + int(i)) for j, (_, g) in enumerate(groups)
+                                     for i in g.representative], run.steps, run.transient,
+                                    lyapunov=run.lyapunov or False, backend=run.backend)
+        first_lane = np.cumsum([0] + [g.representative.size for _, g in groups])
         for j, p in enumerate(block):
-            lanes = slice(j * n, (j + 1) * n)
-            census = census_of(model, batch.records["att"][lanes],
-                               None if batch.lyapunov is None else batch.lyapunov[lanes],
-                               lambda i, j=j: batch.final_state(j * n + i), max_period=width, rtol=spec.rtol)
+            prints, grouping = groups[j]
+            census = census_of(model, prints, grouping, confirming,
+                               np.arange(first_lane[j], first_lane[j + 1]), max_period=width, rtol=spec.rtol)
             out["census_count"][p] = len(census.attractors)
             out["census_unresolved"][p] = census.unresolved_fraction
             out["census_assignment"][p] = census.assignment
@@ -64,7 +72,7 @@ def _empty(run: RunSpec, model, points: int) -> dict:
 
 
 def _store(out: dict, p: int, k: int, a: Attractor) -> None:
-    out["census_period"][p, k], out["census_label"][p, k] = a.period, CENSUS_LABELS.index(a.label)
+    out["census_period"][p, k], out["census_label"][p, k] = a.period, LABELS.index(a.label)
     out["census_fraction"][p, k], out["census_fraction_stderr"][p, k] = a.fraction, a.fraction_stderr
     out["census_scale"][p, k], out["census_summary"][p, k] = a.scale, a.summary
     if a.period > 0:
@@ -85,7 +93,7 @@ def _stored_census(arrays: dict, i: int) -> Census:
         period, depth = int(arrays["census_period"][i, k]), int(arrays["census_depth"][i, k])
         lyapunov = arrays["census_lyapunov"][i, k] if "census_lyapunov" in arrays else None
         attractors.append(Attractor(
-            label=CENSUS_LABELS[int(arrays["census_label"][i, k])], period=period,
+            label=LABELS[int(arrays["census_label"][i, k])], period=period,
             fraction=float(arrays["census_fraction"][i, k]),
             fraction_stderr=float(arrays["census_fraction_stderr"][i, k]), lyapunov=lyapunov,
             state=State(att=arrays["census_att"][i, k, :depth],

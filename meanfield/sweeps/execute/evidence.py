@@ -5,14 +5,13 @@ Workers hold every point's recorded series in memory, so they measure the eviden
 :func:`meanfield.analysis.classify` there (:data:`~meanfield.analysis.EVIDENCE`: period and its repeats, the
 weighted-Birkhoff drift, torus frequencies, 0–1 K, bands, λ1 ± SE, λ2 …) and the file keeps a few numbers per
 point instead of raw trajectories. Deciding a label from stored evidence is cheap, so thresholds can be changed
-afterwards without re-running anything (:mod:`.labels`).
+afterwards without re-running anything (:mod:`meanfield.sweeps.results.labels`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...analysis import EVIDENCE, LABELS, Thresholds, decide, measure
-from ...errors import StoreError
+from ...analysis import EVIDENCE, Thresholds, measure
 
 
 def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: Thresholds = Thresholds(),
@@ -34,25 +33,4 @@ def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: 
     return out
 
 
-def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds(), keys=EVIDENCE):
-    """Label codes (indices into :data:`LABELS`) and periods (-1: none) from stored evidence (…, len(keys)).
-
-    ``keys`` are the evidence keys the file was written with (its ``evidence_keys`` attribute); evidence of
-    another classifier version cannot be decided by today's rules (StoreError: re-run the sweep, or classify
-    stored tails)."""
-    if tuple(keys) != EVIDENCE:
-        raise StoreError(f"the stored evidence has keys {list(keys)} of an older classifier; today's rules need "
-                         f"{list(EVIDENCE)}: re-run the sweep (or store tails, record.tail, to classify them)")
-    flat = evidence.reshape(-1, len(EVIDENCE))
-    codes = np.full(flat.shape[0], LABELS.index("unresolved"), dtype=np.int8)
-    periods = np.full(flat.shape[0], -1, dtype=np.int32)
-    for i, row in enumerate(flat):
-        if np.all(np.isnan(row)):
-            continue                     # nothing measured (series too short): unresolved
-        result = decide(dict(zip(EVIDENCE, row.tolist())), thresholds)
-        codes[i] = LABELS.index(result.label)
-        periods[i] = -1 if result.period is None else result.period
-    return codes.reshape(evidence.shape[:-1]), periods.reshape(evidence.shape[:-1])
-
-
-__all__ = ["EVIDENCE", "point_evidence", "decide_points"]
+__all__ = ["EVIDENCE", "point_evidence"]

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED
 from ...bifurcations import bifurcations, confirm_cycle
 from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
-
-UNRESOLVED = ("unresolved", "missing")
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ def _neighbour_classes(names, index: int) -> list[str]:
     found = []
     for step in (-1, +1):
         j = index + step
-        while 0 <= j < len(names) and names[j] in UNRESOLVED + ("quasi_periodic",):
+        while 0 <= j < len(names) and names[j] in UNDECIDED + SLOW_CYCLE_HIDES:
             j += step
         if 0 <= j < len(names) and names[j] not in found:
             found.append(names[j])
@@ -101,7 +100,7 @@ def confirm_slow_cycles(model, parameter: str, values, names, states) -> list[Co
     class (module docstring)."""
     confirmed = []
     for i, name in enumerate(names):
-        if name not in ("unresolved", "quasi_periodic") or states[i] is None:
+        if name not in SLOW_CYCLE_HIDES or states[i] is None:
             continue
         at_point = model.replace(**{parameter: float(values[i])})
         for candidate in _neighbour_classes(names, i):
@@ -118,7 +117,7 @@ def _span(values, names, index: int, step: int) -> float:
     """From point ``index`` in direction ``step`` (+1/−1, ``values`` sorted), the first point whose class is
     resolved and differs from ``names[index]``; the last point that way when none does."""
     j = index + step
-    while 0 <= j + step < len(values) and (names[j] in UNRESOLVED or names[j] == names[index]):
+    while 0 <= j + step < len(values) and (names[j] in UNDECIDED or names[j] == names[index]):
         j += step
     return float(values[j])
 

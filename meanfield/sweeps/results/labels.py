@@ -8,14 +8,31 @@ import json
 
 import numpy as np
 
-from ...analysis import EVIDENCE, LABELS, Thresholds, classify
+from ...analysis import EVIDENCE, LABELS, MISSING, Thresholds, classify, decide, label_code
 from ...errors import AnalysisError, StoreError
-from ..execute.evidence import decide_points
 from ..spec.runfile import stored_run
 from ..store import datasets, read_sweep, write_analysis
 
-#: Label code stored for points not computed yet.
-MISSING = -1
+
+def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds(), keys=EVIDENCE):
+    """Label codes (indices into :data:`LABELS`) and periods (-1: none) from stored evidence (…, len(keys)).
+
+    ``keys`` are the evidence keys the file was written with (its ``evidence_keys`` attribute); evidence of
+    another classifier version cannot be decided by today's rules (StoreError: re-run the sweep, or classify
+    stored tails)."""
+    if tuple(keys) != EVIDENCE:
+        raise StoreError(f"the stored evidence has keys {list(keys)} of an older classifier; today's rules need "
+                         f"{list(EVIDENCE)}: re-run the sweep (or store tails, record.tail, to classify them)")
+    flat = evidence.reshape(-1, len(EVIDENCE))
+    codes = np.full(flat.shape[0], label_code("unresolved"), dtype=np.int8)
+    periods = np.full(flat.shape[0], -1, dtype=np.int32)
+    for i, row in enumerate(flat):
+        if np.all(np.isnan(row)):
+            continue                     # nothing measured (series too short): unresolved
+        result = decide(dict(zip(EVIDENCE, row.tolist())), thresholds)
+        codes[i] = label_code(result.label)
+        periods[i] = -1 if result.period is None else result.period
+    return codes.reshape(evidence.shape[:-1]), periods.reshape(evidence.shape[:-1])
 
 
 def _labels_from_tails(data, thresholds: Thresholds):
@@ -27,7 +44,7 @@ def _labels_from_tails(data, thresholds: Thresholds):
     tails = tails.reshape((-1,) + tails.shape[len(shape):])
     lam = data.arrays["lyapunov"].reshape(tails.shape[0], -1) if "lyapunov" in data.arrays else None
     err = data.arrays["lyapunov_stderr"].reshape(tails.shape[0], -1) if "lyapunov_stderr" in data.arrays else None
-    codes = np.full(tails.shape[0], LABELS.index("unresolved"), dtype=np.int8)
+    codes = np.full(tails.shape[0], label_code("unresolved"), dtype=np.int8)
     periods = np.full(tails.shape[0], -1, dtype=np.int32)
     run = stored_run(data.run)
     forcing = run.model.forcing_period(run.record.every)
@@ -38,7 +55,7 @@ def _labels_from_tails(data, thresholds: Thresholds):
                               thresholds=thresholds)
         except AnalysisError:
             continue
-        codes[i] = LABELS.index(result.label)
+        codes[i] = label_code(result.label)
         periods[i] = -1 if result.period is None else result.period
     return codes.reshape(shape), periods.reshape(shape)
 
@@ -78,4 +95,4 @@ def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, tra
     return fractions
 
 
-__all__ = ["point_labels", "analyze", "MISSING"]
+__all__ = ["analyze", "decide_points", "point_labels"]

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...analysis import LABELS, Thresholds
+from ...analysis import MISSING, Thresholds, label_code, label_names
+from ...analysis.labels import MISSING_NAME
 from ...errors import ConfigError, StoreError
-from ..execute.evidence import decide_points
 from ..execute.tasks import compute_chunk
 from ..spec.runfile import stored_run
 from ..store import done_flags, open_refinement, read_refinements, read_sweep, write_points
 from ..store.lock import writer_lock
-from .labels import MISSING, point_labels
+from .labels import decide_points, point_labels
 
 #: Points simulated per batch while refining (results do not depend on it).
 BATCH = 32
@@ -48,15 +48,15 @@ class Transition:
 
 def class_names(codes: np.ndarray, periods: np.ndarray) -> np.ndarray:
     """Class of each point: its label, with the period for ``periodic`` (``"missing"`` where not computed)."""
-    names = np.array([LABELS[c] if c != MISSING else "missing" for c in codes.ravel()], dtype=object)
-    periodic = codes.ravel() == LABELS.index("periodic")
+    names = label_names(codes.ravel())
+    periodic = codes.ravel() == label_code("periodic")
     names[periodic] = [f"periodic({p})" for p in periods.ravel()[periodic]]
     return names
 
 
 def transitions(values: np.ndarray, names: np.ndarray) -> list:
     """Every pair of neighbouring computed points (sorted by value) whose classes differ."""
-    keep = names != "missing"
+    keep = names != MISSING_NAME
     order = np.argsort(values[keep], kind="stable")
     v, n = values[keep][order], names[keep][order]
     return [Transition(float(v[i]), float(v[i + 1]), str(n[i]), str(n[i + 1]))
