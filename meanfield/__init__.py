@@ -6,7 +6,15 @@ numpy), ``presets``, ``kernels`` (compiled code), ``simulate`` and ``finite`` (t
 ``analysis`` (generic series -> numbers), ``census`` (every attractor at a point), ``sweeps`` (run files,
 Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
+# First of all: importing the kernels package points numba's disk cache at the per-user directory
+# (meanfield/kernels/cache.py; that package's __init__ imports nothing compiled). numba fixes where a
+# ``cache=True`` function's machine code goes when the function is defined, and ``analysis`` (imported next)
+# defines some: imported before this, they would write into the installed package.
+from . import kernels  # noqa: F401
+
+# isort: split
 from . import analysis, presets
+from .analysis.maps import Map
 from .bifurcations import bifurcations, confirm_cycle, periodic_orbit
 from .census import continue_attractors, find_attractors
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
@@ -18,7 +26,7 @@ from .sweeps.spec.runfile import RunSpec, load_run
 from .sweeps.store import open_run
 from .version import __version__
 
-__all__ = ["presets", "analysis", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
+__all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
            "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors",
            "continue_attractors", "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",

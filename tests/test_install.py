@@ -1,9 +1,11 @@
-"""The README's two set-up commands compose, in either order, in one fresh virtual environment: the quick start
-(``pip install .``, then a command that compiles the kernels) followed by the test command's install
-(``pip install -e ".[test]"``) leaves nothing of the regular install behind, so ``import meanfield`` and
-``meanfield info`` work from any directory. numba's cache goes to the per-user directory
-(meanfield/kernels/cache.py), not into site-packages, where a regular install's leftovers would shadow the
-editable install and which a cluster often mounts read-only."""
+"""The README's two set-up commands compose, in one fresh virtual environment and in that order: the quick start
+(``pip install .``, then ``meanfield sweep`` of a Figure 3 run file, which compiles the kernels and, in the Dask
+workers that classify the points, the analysis layer's numba functions) followed by the test command's install
+(``pip install -e ".[test]"``). The first leaves no compiled code in the installed package, so the second leaves
+nothing of it behind: ``import meanfield``, a Dask sweep on worker processes and ``meanfield info`` work from any
+directory. numba's cache goes to the per-user directory (meanfield/kernels/cache.py, imported first by
+meanfield/__init__.py), not into site-packages, where a regular install's leftovers would make ``meanfield`` a
+namespace package that shadows the editable install, and which a cluster often mounts read-only."""
 import json
 import pathlib
 import subprocess
@@ -13,6 +15,39 @@ import pytest
 from .test_readme import copy_repository, fresh_environment
 
 pytestmark = pytest.mark.slow
+
+#: runs/paper_fig3_quick.toml made tiny (5 of its 401 values, 2000 of its 20 000 steps), its tables kept: the
+#: full Lyapunov spectrum, the reductions, the checkpoint start, and the classification evidence every sweep
+#: measures in its workers.
+FIG3_TINY = """\
+name = "fig3_tiny"
+steps = 2000
+transient = 1000
+lyapunov = true
+chunk = 4
+
+[model]
+preset = "paper"
+
+[grid]
+beta_o = { start = 0.5, stop = 2.5, num = 5 }
+
+[record]
+observables = ["mo_se"]
+tail = 0
+
+[reductions]
+observable = "mo_se"
+bins = 50
+y_range = [-1.0, 1.0]
+band_pairs = [[0, 1], [1, 0]]
+band_tol = 0.001
+band_cap = 16
+levels = 101
+
+[start]
+kind = "checkpoint"
+"""
 
 
 def run(command, cwd, env):
@@ -26,24 +61,33 @@ def test_quick_start_then_test_install_from_another_directory(tmp_path):
     repo.mkdir()
     elsewhere.mkdir()
     copy_repository(repo)
+    run_file = tmp_path / "fig3_tiny.toml"
+    run_file.write_text(FIG3_TINY)
     env = fresh_environment(tmp_path)
     env.pop("NUMBA_CACHE_DIR", None)
     env["XDG_CACHE_HOME"] = str(cache)
     python = str(tmp_path / "venv" / "bin" / "python")
+    meanfield = str(tmp_path / "venv" / "bin" / "meanfield")          # the installed command, not the README shim
     site = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], repo, env).strip()
     installed = pathlib.Path(site) / "meanfield"
 
+    # the quick start, as the README runs it from the checkout: install, then sweep on a local Dask cluster
     run([python, "-m", "pip", "install", "--quiet", "."], repo, env)
-    # the quick start's command compiles the kernels (a small run of it)
-    run([python, "-m", "meanfield", "simulate", "--beta", "0.5", "--steps", "200", "-o", str(elsewhere / "a.h5")],
-        elsewhere, env)
-    compiled = [p for p in installed.rglob("*") if p.suffix in (".nbi", ".nbc")]
-    assert not compiled, f"numba wrote into the installed package: {compiled[:3]}"
-    assert list(cache.rglob("*.nbi")), "nothing in the per-user numba cache"
+    run([meanfield, "sweep", str(run_file), "-o", "results/fig3_tiny.h5", "--plot", "results/fig3_tiny.png",
+         "--no-progress"], repo, env)
+    assert (repo / "results" / "fig3_tiny.png").is_file()
+    compiled = sorted(str(p.relative_to(installed)) for p in installed.rglob("*") if p.suffix in (".nbi", ".nbc"))
+    assert not compiled, f"numba wrote into the installed package: {compiled[:4]}"
+    cached = [p.name for p in cache.rglob("*.nbi")]
+    assert any(name.startswith("period.") for name in cached), f"no analysis function in the user cache: {cached}"
 
+    # the test command's install replaces the regular one without a trace
     run([python, "-m", "pip", "install", "--quiet", "-e", ".[test]"], repo, env)
     assert not installed.exists(), f"the regular install left {sorted(p.name for p in installed.rglob('*'))[:5]}"
     where = run([python, "-c", "import json, meanfield; print(json.dumps(meanfield.__file__))"], elsewhere, env)
     assert json.loads(where) == str(repo / "meanfield" / "__init__.py")
-    info = run([str(tmp_path / "venv" / "bin" / "meanfield"), "info", str(elsewhere / "a.h5")], elsewhere, env)
-    assert "trajectory" in info
+
+    # from another directory: a Dask sweep on two worker processes (they import meanfield.analysis), then info
+    run([meanfield, "sweep", str(run_file), "-o", "b.h5", "--workers", "2", "--no-progress"], elsewhere, env)
+    info = run([meanfield, "info", "b.h5"], elsewhere, env)
+    assert "b.h5: sweep" in info and "points done: 5 / 5" in info and "local, 2 workers" in info, info

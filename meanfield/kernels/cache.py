@@ -4,9 +4,11 @@ numba writes the machine code of ``cache=True`` functions next to their source (
 otherwise. Inside an installed package that breaks three ways: ``pip uninstall`` leaves those files behind, so
 ``pip install .`` followed by ``pip install -e .`` keeps a bare ``site-packages/meanfield`` that shadows the
 editable install; a reinstall throws the compiled kernels away; and a read-only site-packages (common on
-clusters) cannot hold them. So, on import of :mod:`meanfield.kernels` (before any kernel is defined), the cache
-goes to ``NUMBA_CACHE_DIR`` when the user set it, else to :func:`default_cache_dir`, and the variable is set for
-the processes meanfield starts (Dask workers). README, "Quick start", says how to move or clear it.
+clusters) cannot hold them. So, on import of :mod:`meanfield.kernels`, which ``meanfield/__init__.py`` imports
+first (numba fixes a function's cache location when it is defined, and the package's compiled functions, those of
+:mod:`meanfield.analysis` included, must all find it set), the cache goes to ``NUMBA_CACHE_DIR`` when the user
+set it, else to :func:`default_cache_dir`, and the variable is set for the processes meanfield starts (Dask
+workers). README, "Quick start", says how to move or clear it.
 """
 from __future__ import annotations
 
