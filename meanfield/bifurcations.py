@@ -16,7 +16,10 @@ import math
 import numpy as np
 
 from .analysis import Thresholds, find_cycle
+from .analysis import locate_bifurcations as locate_map_bifurcations
+from .analysis import periodic_orbit as map_periodic_orbit
 from .analysis.bifurcations import Bifurcation, continue_and_locate
+from .analysis.maps import Map
 from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
 from .model.equations import mean_field_step, step_tables
@@ -97,13 +100,32 @@ def _detected_period(model: ModelSpec, state: State, max_period: int = 2000) -> 
     return _locked_period(model, cycle.period)
 
 
-def periodic_orbit(model: ModelSpec, state: State | None = None, period: int | None = None, *,
+def _map_settled(system: Map, state, transient: int) -> np.ndarray:
+    """A Map's ``state`` (default its own) after ``transient`` steps."""
+    start = system.state if state is None else np.asarray(state, dtype=np.float64)
+    return system.run([start], int(transient) + 1, int(transient)).states[0, 0] if transient else start
+
+
+def _map_period(system: Map, start: np.ndarray, max_period: int = 2000) -> int:
+    """The period the classifier's cycle criterion finds in 2·``max_period`` steps of a Map from ``start``."""
+    th = Thresholds()
+    cycle = find_cycle(system.run([start], 2 * max_period, 0).states[0], th.period_rtol, th.converged_rtol,
+                       th.converge_decades, th.converge_r2, max_period)
+    if cycle.period is None:
+        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found from this "
+                          "start; pass period= (and a state near the cycle)")
+    return cycle.period
+
+
+def periodic_orbit(model: ModelSpec | Map, state: State | None = None, period: int | None = None, *,
                    transient: int = 0) -> PeriodicOrbit:
     """The periodic orbit of the attention map through (or near) ``state``.
 
     Parameters
     ----------
-    model : ModelSpec
+    model : ModelSpec or Map
+        The attention model, or a user's map (:class:`meanfield.analysis.Map`: ``state`` an array, default the
+        map's own, iterated ``transient`` steps; its period detected as below, without a forcing).
     state : State, optional
         A state on or near the orbit (default: the model's checkpoint, iterated ``TRANSIENT`` steps).
     period : int, optional
@@ -118,6 +140,10 @@ def periodic_orbit(model: ModelSpec, state: State | None = None, period: int | N
         ``points`` (N, L·M) are the windows A (row-major) at PE phases 0 … N−1 of ``state``'s PE window;
         multipliers of the N-step map (docs/bifurcations.md §1).
     """
+    if isinstance(model, Map):
+        start = _map_settled(model, state, transient)
+        return map_periodic_orbit(model.step, model.jacobian, start,
+                                  _map_period(model, start) if period is None else period, model.vector())
     if state is None:
         state, transient = model.checkpoint, max(transient, TRANSIENT)
     settled = _settle(model, state, int(transient))
@@ -169,7 +195,7 @@ def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int
     return orbit if later <= early * (1 + predicted) / 2 else None
 
 
-def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | None = None,
+def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: State | None = None,
                  period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT,
                  branch: dict | None = None) -> list[Bifurcation]:
     """Continue a periodic orbit of the attention map along ``parameter`` over ``interval`` and locate its
@@ -177,9 +203,12 @@ def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | N
 
     Parameters
     ----------
-    model : ModelSpec
+    model : ModelSpec or Map
+        The attention model, or a user's map (:class:`meanfield.analysis.Map`: ``state`` an array near the
+        orbit, default the map's own; ``branch`` is not filled).
     parameter : str
-        A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma").
+        A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma"), or one of
+        the Map's parameters.
     interval : (float, float)
         The continuation runs from ``interval[0]`` to ``interval[1]``.
     state : State, optional
@@ -201,7 +230,9 @@ def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | N
         ``kind``, ``value``, ``multipliers``, ``period`` (the N of the orbit), ``rotation_number`` (for
         Neimark–Sacker: turns of the critical multiplier per N steps).
     """
-    if parameter not in SCALAR_PARAMETERS:
+    if isinstance(model, Map):
+        model.index(parameter)
+    elif parameter not in SCALAR_PARAMETERS:
         raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
     try:
         lo, hi = (float(v) for v in interval)
@@ -213,6 +244,11 @@ def bifurcations(model: ModelSpec, parameter: str, interval, *, state: State | N
         raise ConfigError(f"resolution = {resolution!r} is not allowed: must be positive and below the "
                           "interval's length")
     start_model = model.replace(**{parameter: lo})
+    if isinstance(model, Map):
+        start = _map_settled(start_model, state, transient)
+        n = _map_period(start_model, start) if period is None else period
+        return locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter), (lo, hi),
+                                       params=model.vector(), resolution=resolution)
     settled = _settle(start_model, model.checkpoint if state is None else state, int(transient))
     n = _detected_period(start_model, settled) if period is None else _locked_period(model, period)
     family = attention_family(model, parameter, _pe_window(model, settled))

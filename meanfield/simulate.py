@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .analysis.maps import Map, MapTrajectory
 from .errors import ConfigError
 from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
@@ -296,14 +297,19 @@ def _backend(name):
     return backend(dtype)
 
 
-def simulate(model: ModelSpec, steps: int, transient: int = 0, *, start: State | None = None,
+def simulate(model: ModelSpec | Map, steps: int, transient: int = 0, *, start: State | None = None,
              lyapunov: bool | int = False, record: str | Sequence[str] = OBSERVABLES, record_every: int = 1,
-             qr_every: int | None = None, n_blocks: int | None = None, backend: str | Callable = "cpu") -> Trajectory:
+             qr_every: int | None = None, n_blocks: int | None = None,
+             backend: str | Callable = "cpu") -> Trajectory | MapTrajectory:
     """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
-    being iteration transient + t·record_every (docs/model.md §3.2).
+    being iteration transient + t·record_every (docs/model.md §3.2). A user's :class:`~meanfield.analysis.Map`
+    runs by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array; ``lyapunov``; the
+    other options are the attention kernel's).
     """
+    if isinstance(model, Map):
+        return model.simulate(steps, transient, start=start, lyapunov=lyapunov)
     return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
                           record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend).point(0)
 

@@ -20,6 +20,8 @@ Periodic orbits and bifurcations
 Attractors of an ensemble of starts (docs/attractors.md)
     :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
+Systems (a user's own map: what the census and the orbit tools take, docs/architecture.md)
+    :class:`Map`, :class:`SystemRun`
 Classification
     :func:`classify`, :func:`classify_many`, :func:`decide`, :func:`measure`, :class:`Classification`,
     :class:`Thresholds`, :data:`EVIDENCE`
@@ -36,6 +38,7 @@ from meanfield.analysis.fingerprint import Fingerprints, fingerprint, measure_di
 from meanfield.analysis.grouping import Grouping, assign_to_attractors, group_attractors, match_attractors
 from meanfield.analysis.labels import LABELS, MISSING, label_code, label_names
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
+from meanfield.analysis.maps import Map, SystemRun
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
 from meanfield.analysis.regularity import birkhoff_drift, weighted_birkhoff_average
@@ -63,6 +66,8 @@ __all__ = [
     "Fingerprints",
     "Grouping",
     "LABELS",
+    "Map",
+    "SystemRun",
     "MISSING",
     "label_code",
     "label_names",

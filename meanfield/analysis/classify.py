@@ -95,8 +95,20 @@ def _series_vote(get, th: Thresholds) -> tuple[str | None, int | None, str, str]
     torus = None
     if regularity != "irregular":
         dim, spread, line_period = get("torus_dim"), get("curve_spread"), get("line_period")
+        near, near_spread, near_decay = get("near_period"), get("near_spread"), get("near_decay")
+        # concentrated near p points, and approaching them (or leaving them) or too still to show any rotation:
+        # a slow cycle or a laminar phase, not a torus, whatever the exponents say (docs/classification.md §4)
+        slow = near is not None and near_spread <= th.near_spread and near_decay is not None and \
+            (abs(near_decay) >= th.near_decay or near_spread <= th.near_still)
         if line_period is not None:
             text += f", lines of a period-{int(line_period)} cycle not at its floor"
+        elif slow:
+            how = ("slow approach to" if near_decay >= th.near_decay else
+                   "leaving (a laminar phase near)" if near_decay <= -th.near_decay else "at rest near")
+            return None, None, text + (
+                f", {how} a period-{int(near)} cycle (sub-series within {near_spread:.1e} of the extent, lag-{int(near)} "
+                f"residual {get('near_residual'):.1e} of the extent, {near_decay:+.2f} decades over the window): "
+                "run longer"), ""
         elif dim is not None and 1 <= dim <= th.max_torus_dim and spread is not None and spread <= th.curve_tol:
             torus = "quasi_periodic"
             text += ", torus frequencies " + ", ".join(f"{get(f'frequency{i + 1}'):.6g}" for i in range(int(dim)))
@@ -206,7 +218,8 @@ def classify(
     Parameters
     ----------
     data : array_like, Trajectory-like or batch-like
-        A series of shape (time,) or (time, features); or an object with ``.mo_se`` (2-D) and
+        A series of shape (time,) or (time, features); or an object with ``.mo_se`` or ``.series`` (2-D; a
+        :class:`~meanfield.analysis.maps.MapTrajectory`) and
         ``.lyapunov`` / ``.lyapunov_stderr`` (either may be None), and optionally ``.forcing_period``, such as
         the model's Trajectory; or a batch with a ``.point(i)`` method returning one (the model's BatchResult),
         with the point index ``i`` as the second argument: ``classify(batch, i)``.
@@ -246,14 +259,15 @@ def classify(
         if isinstance(lyapunov, bool) or not isinstance(lyapunov, int | np.integer):
             raise AnalysisError(f"classify(batch, i): i = {lyapunov!r}; must be the index of a point")
         data, lyapunov = data.point(lyapunov), None
-    if hasattr(data, "mo_se"):
+    if hasattr(data, "mo_se") or hasattr(data, "series"):
         if forcing_period is None:
             forcing_period = getattr(data, "forcing_period", None)
         lyapunov = getattr(data, "lyapunov", None) if lyapunov is None else lyapunov
         stderr = getattr(data, "lyapunov_stderr", None) if stderr is None else stderr
-        data = data.mo_se
+        name = "mo_se" if hasattr(data, "mo_se") else "series"
+        data = getattr(data, name)
         if data is None:
-            raise AnalysisError("data.mo_se is None: the trajectory did not record mo_se")
+            raise AnalysisError(f"data.{name} is None: the trajectory did not record it")
     if int(transient) < 0:
         raise AnalysisError(f"transient: {transient!r}; must be non-negative")
     forcing_period = 1 if forcing_period is None else forcing_period

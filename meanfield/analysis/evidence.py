@@ -15,7 +15,7 @@ import numpy as np
 
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
-from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, rounding_floor
+from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, near_cycle, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
 from meanfield.analysis.sections import distinct_count, poincare_section
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
@@ -27,7 +27,7 @@ EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "max_abs",
             "transient_end", "period", "period_repeats", "period_residual", "period_decay", "birkhoff_drift",
             "torus_dim", "frequency1", "frequency2", "frequency3", "line_period", "curve_spread", "chaos01_k",
             "bands", "acf_lag", "spectral_entropy", "distinct_count", "section_points", "forcing_period",
-            "feature", "drive_features")
+            "feature", "drive_features", "near_period", "near_spread", "near_decay", "near_residual")
 
 #: A feature moves when its peak-to-peak exceeds this many rounding units of its own magnitude (a feature that
 #: has collapsed onto a fixed value only flickers by a few units, docs/classification.md §1).
@@ -71,6 +71,15 @@ class Thresholds:
         Most independent frequencies (besides the forcing) of a quasi-periodic orbit.
     curve_tol : float
         Largest spread of the section points within a cell of the torus phases, relative to their extent (§4).
+    near_spread : float
+        An orbit whose sub-series at a lag p ≤ min(window / ``min_repeats``, 1000) all stay within this
+        fraction of the extent is concentrated near p points (§4, slow cycles).
+    near_decay : float
+        Decades by which the lag-p residual of such an orbit must fall (or rise) across the window for it to
+        be a slow approach to a p-cycle (or a laminar phase leaving one), not a torus (§4).
+    near_still : float
+        Spread at or below which such an orbit is not a torus whatever its residual does: its rotation, if
+        any, is within ~3e-9·(10 000/window) of m/p, below what the lines resolve (§4).
     spectrum_samples : int
         Line frequencies are measured on the last this many samples of the window (§4).
     k_chaotic : float
@@ -110,6 +119,9 @@ class Thresholds:
     rational_tol: float = 1e-9
     max_torus_dim: int = 3
     curve_tol: float = 0.25
+    near_spread: float = 1e-2
+    near_decay: float = 0.1
+    near_still: float = 1e-4
     spectrum_samples: int = 16_384
     k_chaotic: float = 0.8
     max_bands: int = 100
@@ -124,7 +136,7 @@ class Thresholds:
     def __post_init__(self) -> None:
         positive = ("bound", "period_rtol", "converged_rtol", "converge_decades", "birkhoff_tol",
                     "birkhoff_chaotic", "frequency_tol", "rational_tol", "curve_tol", "lyap_zero", "lyap_rounding",
-                    "distinct_scale")
+                    "distinct_scale", "near_spread", "near_decay", "near_still")
         bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
         for name, low in (("min_length", 16), ("window_min", 16), ("min_repeats", 2), ("max_torus_dim", 1),
                           ("spectrum_samples", 16), ("max_bands", 1), ("chaos01_samples", 100), ("chaos01_n_c", 1)):
@@ -209,6 +221,15 @@ def _torus_evidence(ev: dict, window: np.ndarray, moving: np.ndarray, q: int, th
         ev["curve_spread"] = section_curve_spread(window, gens, q)
 
 
+def _near_cycle_evidence(ev: dict, window: np.ndarray, th: Thresholds) -> None:
+    """The lag near whose cycle a regular-looking window without a period is concentrated, if any: a slow
+    cycle (multiplier near 1) or a laminar phase, not a torus (docs/classification.md §4)."""
+    near = near_cycle(window, th.near_spread, min(window.shape[0] // th.min_repeats, 1000), th.period_rtol)
+    if near.period is not None:
+        ev["near_period"], ev["near_spread"] = near.period, near.spread
+        ev["near_decay"], ev["near_residual"] = near.decay, near.residual
+
+
 def _quasi_periodic_drive(window: np.ndarray, moving: np.ndarray, th: Thresholds) -> int:
     """Moving features of an irregular series that are regular and aperiodic on their own: a quasi-periodic
     drive under the irregularity (docs/classification.md §5). Strange nonchaotic attractors of
@@ -284,6 +305,7 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
         regularity = th.regularity(ev["birkhoff_drift"], window.shape[0])
         if regularity != "irregular":
             _torus_evidence(ev, window, moving, q, th)
+            _near_cycle_evidence(ev, window, th)
         else:
             ev["drive_features"] = _quasi_periodic_drive(window, moving, th)
         if regularity != "regular":

@@ -28,7 +28,7 @@ import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from meanfield.analysis.fingerprint import Fingerprints, measure_distance
+from meanfield.analysis.fingerprint import FIXED_POINT_EXTENT, Fingerprints, measure_distance
 from meanfield.errors import AnalysisError
 
 CYCLE_RTOL = 1e-4
@@ -76,6 +76,12 @@ def _hausdorff(points: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         other = candidates[c]
         out[c] = max(_directed(points, other), _directed(other, points))
     return out
+
+
+def hausdorff(a: np.ndarray, b: np.ndarray) -> float:
+    """Hausdorff distance (max norm over features) between two point sets (p, F) and (q, F)."""
+    a, b = (np.ascontiguousarray(x, dtype=np.float64) for x in (a, b))
+    return float(max(_directed(a, b), _directed(b, a)))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,7 +179,8 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
     total W1 distance (Hungarian assignment, ``scipy.optimize.linear_sum_assignment``) keep the neighbour's id
     when their distance is at most ``match_rtol`` times the scale of this point's attractors together (the
     largest per-feature extent of their union; a single attractor's own extent can be tiny, e.g. a small cycle
-    far from the origin, and says nothing about how far it moves). With ``kinds`` = (previous, current) arrays
+    far from the origin, and says nothing about how far it moves; when that union is one fixed point, whose
+    extent is rounding flicker, its magnitude, at least 1). With ``kinds`` = (previous, current) arrays
     of labels (e.g. periodic vs aperiodic), only attractors of one kind continue each other: an id follows a
     cycle through changes of its period, never into a chaotic set whose measure happens to be near it. Every
     other attractor is new and gets
@@ -186,7 +193,9 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
     ids = np.full(current.shape[0], -1, dtype=np.int64)
     if previous.shape[0] and current.shape[0]:
         extent = (current.max(axis=(0, 1)) - current.min(axis=(0, 1))).max()
-        scale = extent if extent > 0 else max(np.abs(current).max(), 1.0)
+        magnitude = np.abs(current).max()
+        # one fixed point: its extent is rounding flicker (as in fingerprint), its magnitude the scale
+        scale = extent if extent > FIXED_POINT_EXTENT * magnitude else max(magnitude, 1.0)
         distance = measure_distance(current[:, None], previous[None, :]) / scale
         if kinds is not None:
             distance[np.asarray(kinds[1])[:, None] != np.asarray(kinds[0])[None, :]] = np.inf

@@ -108,27 +108,49 @@ def _geometric_decay(e: np.ndarray, floor: float, end_tol: float, decades: float
     return float(drop) if r2 >= r2_min else 0.0
 
 
+@numba.njit(cache=True, nogil=True)
+def _residual_summary(y: np.ndarray, p: int, floor: float) -> tuple:
+    """(first sample from which the lag-p residual stays at or below ``floor``, its largest value, its last
+    value) in one pass without storing it: most lags of a slowly drifting series fail on these alone."""
+    settled, top, last = 0, 0.0, 0.0
+    for t in range(y.shape[0] - p):
+        largest = abs(y[t + p, 0] - y[t, 0])
+        for f in range(1, y.shape[1]):
+            largest = max(largest, abs(y[t + p, f] - y[t, f]))
+        if largest > floor:
+            settled = t + 1
+        top = max(top, largest)
+        last = largest
+    return settled, top, last
+
+
 def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float) -> Cycle | None:
     """The cycle of lag p if its residual is at the floor from some sample on (without drift at multiples
     of p) or converges geometrically, else None (rules of :func:`find_cycle`)."""
     n = y.shape[0]
-    e = lag_residual(y, p)
-    above = np.flatnonzero(e > floor)
-    settled = 0 if above.size == 0 else int(above[-1]) + 1
+    settled, top, last = _residual_summary(y, p, floor)
     if n - settled >= 2 * p:  # at the floor over two full periods at least (shorter: a coincidence)
         k = max(1, (n - settled) // (2 * p))
         if k * p < n - settled:
             multiple = lag_residual(y[settled:], k * p)
             # a decade above the floor at k·p: a drift (near-rational rotation) unless it decays (a cycle with
             # a multiplier near 1 still approached: e_kp ≈ |μ^kp − 1| |μ|^t grows with k but decays in t;
-            # within a decade of the floor that decay cannot be seen)
-            if multiple.max() > 10 * floor and not _geometric_decay(multiple, floor, end_tol, decades, r2_min):
+            # within a decade of the floor that decay cannot be seen) or has come down to within a decade of
+            # the floor over the second half of the segment (a geometric approach that reached the floor early:
+            # its log-envelope is flat from there on and fails the linearity test)
+            if multiple.max() > 10 * floor and multiple[multiple.size // 2:].max() > 10 * floor and \
+                    not _geometric_decay(multiple, floor, end_tol, decades, r2_min):
                 return None
+        e = lag_residual(y, p)
         # reached the floor by a geometric approach: the whole series shows the cycle
         decay = _geometric_decay(e[:settled], floor, end_tol, decades, r2_min) if settled > p else 0.0
         return Cycle(p, (n if decay > 0 else n - settled) / p, float(np.max(e[settled:])), decay, settled)
-    if settled < e.size:
+    if settled < n - p:
         return None
+    # converging: the envelope must fall by `decades` to end_tol (checked on the summary before the fit)
+    if max(last, floor) > end_tol or np.log10(max(top, floor) / max(last, floor)) < decades:
+        return None
+    e = lag_residual(y, p)
     decay = _geometric_decay(e, floor, end_tol, decades, r2_min)
     return Cycle(p, n / p, float(e[-1]), decay, None) if decay > 0 else None
 
@@ -228,6 +250,12 @@ def find_cycle(
         cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min)
         if cycle is None:
             continue
+        if cycle.settled_at is not None and any(
+                lag_residual(y[cycle.settled_at:], d).max() <= floor for d in range(1, p // 2 + 1) if p % d == 0):
+            # a multiple of a smaller lag that repeats at the floor over the same samples but was rejected (its
+            # residual at a multiple drifts: a cycle still approached algebraically, or a near-rational
+            # rotation): the same evidence rejects p, whose own multiple check spans fewer samples
+            continue
         # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
         # `decades` when that one sat at the floor throughout)
         least = min(decades, cycle.decay / 2) if cycle.decay > 0 else decades
@@ -239,6 +267,108 @@ def find_cycle(
                 break
         return Cycle(cycle.period, cycle.repeats, cycle.residual / magnitude, cycle.decay, cycle.settled_at)
     return NO_CYCLE
+
+
+@dataclass(frozen=True)
+class NearCycle:
+    """What :func:`near_cycle` found.
+
+    Attributes
+    ----------
+    period : int or None
+        The smallest lag p at which every sub-series ``x_{j}, x_{j+p}, x_{j+2p}, …`` (j = 0 … p − 1) stays
+        within ``spread_tol`` of the series' extent: the orbit is concentrated near p points. None when no lag
+        up to ``max_period`` is.
+    spread : float
+        Largest peak-to-peak of those sub-series (over phases and features), relative to the extent.
+    decay : float
+        Decades by which the sub-series' motion slowed down through the series: the largest displacement
+        ``|x_{t+L} − x_t|`` over L ≈ a tenth of the series (a multiple of p) among the starts t in the first
+        tenth, over the same among the starts in the last L samples that have one (each at least the rounding
+        floor); negative when the motion sped up.
+    residual : float
+        Largest lag-p residual over the last tenth, relative to the extent.
+    """
+
+    period: int | None
+    spread: float
+    decay: float
+    residual: float
+
+
+NO_NEAR_CYCLE = NearCycle(None, float("nan"), float("nan"), float("nan"))
+
+
+@numba.njit(cache=True, nogil=True)
+def _subseries_spread(y: np.ndarray, p: int) -> float:
+    """Largest peak-to-peak, over the phases j < p and the features, of the sub-series y[j::p]."""
+    best = 0.0
+    for j in range(p):
+        for f in range(y.shape[1]):
+            lo = y[j, f]
+            hi = lo
+            for t in range(j + p, y.shape[0], p):
+                v = y[t, f]
+                lo = min(lo, v)
+                hi = max(hi, v)
+            best = max(best, hi - lo)
+    return best
+
+
+def near_cycle(x: np.ndarray, spread_tol: float = 1e-2, max_period: int = 1000, rtol: float = 1e-10) -> NearCycle:
+    """The period p near which a (trailing window of a) trajectory is concentrated, and whether its lag-p
+    residual trends (docs/classification.md §4, slow cycles).
+
+    A cycle approached with a multiplier near 1 (next to a saddle-node bifurcation, or a laminar phase near
+    the ghost of one) spends the whole window near its p points: each sub-series ``x_{j+kp}`` moves by a
+    small fraction of the attractor's extent, and its step, the lag-p residual, decays (like 1/t² on the
+    algebraic approach through the bottleneck, like |μ|^t once close) or, leaving a ghost, grows. An orbit on
+    a torus is spread over its closed curve: at a near-return lag p of its rotation number ρ each sub-series
+    drifts along the curve by ≈ π W ‖pρ‖/p of the extent at a speed set by the curve (stationary), so over a
+    window of W samples it covers the whole curve unless ρ is within ~1/(πW) of m/p.
+
+    Parameters
+    ----------
+    x : array_like, shape (time,) or (time, features)
+        Finite series (the classification window).
+    spread_tol : float
+        Largest spread of the sub-series, relative to the extent (largest per-feature peak-to-peak).
+    max_period : int
+        Largest lag tried (at most a tenth of the series).
+    rtol : float
+        Rounding floor of the residual relative to ``max |x|`` (:func:`rounding_floor`), below which the
+        trend is not measured.
+
+    Returns
+    -------
+    NearCycle
+    """
+    arr = as_series(x, name="x", min_length=2, ndim=(1, 2))
+    y = np.ascontiguousarray(arr.reshape(arr.shape[0], -1), dtype=np.float64)
+    n = y.shape[0]
+    lo, hi = column_ranges(y)
+    extent = float(np.max(hi - lo))
+    magnitude = float(max(np.max(np.abs(lo)), np.max(np.abs(hi))))
+    floor = rounding_floor(magnitude, extent, rtol)
+    limit = min(int(max_period), n // 10)
+    if extent <= floor or limit < 1:
+        return NO_NEAR_CYCLE
+    tol = spread_tol * extent
+    lags = np.arange(1, limit + 1)
+    # necessary: the last samples and their lag-p predecessors belong to the same sub-series
+    for j in range(1, min(PREFILTER_SAMPLES, n - limit) + 1):
+        lags = lags[np.max(np.abs(y[n - j - lags] - y[n - j]), axis=1) <= tol]
+    for p in lags.tolist():
+        spread = _subseries_spread(y, p)
+        if spread <= tol:
+            # the motion over L samples, not the lag-p step: it stays above the rounding floor even when a
+            # cycle's step is below it, and it averages a torus' step over many p along its curve
+            span = p * max(1, (n // 10) // p)
+            moved = lag_residual(y, span)
+            first, last = max(float(moved[:span].max()), floor), max(float(moved[-span:].max()), floor)
+            residual = float(lag_residual(y[-span - p:], p).max()) / extent
+            return NearCycle(p, spread / extent, float(np.log10(first / last)), residual)
+    return NO_NEAR_CYCLE
 
 
 def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,

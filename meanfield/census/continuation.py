@@ -30,7 +30,7 @@ from ..analysis import LABELS
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
-from ..model.spec import SCALAR_PARAMETERS, ModelSpec, require_int
+from ..model.spec import require_int
 from .find import (
     MAX_PERIOD,
     Attractor,
@@ -39,9 +39,8 @@ from .find import (
     confirm_starts,
     find_attractors,
     label_run,
-    run_starts,
 )
-from .starts import sample
+from .system import as_system
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
 CARRIED_LANES = 256
@@ -160,19 +159,19 @@ class _Carried:
     lanes: np.ndarray
 
 
-def _run_carried(model: ModelSpec, parameter: str, values, starts: list, steps: int, transient: int, *, backend,
+def _run_carried(system, parameter: str, values, starts: list, steps: int, transient: int, *, backend,
                  max_period: int) -> list:
-    """Run the States ``starts[v]`` at ``values[v]`` (every other parameter from ``model``), all in one kernel
+    """Run the states ``starts[v]`` at ``values[v]`` (every other parameter from ``system``), all in one kernel
     call; a :class:`_Carried` per value. Every start runs on its own lane, so its outcome is the same bits as
     in a call of its own."""
     counts = [len(group) for group in starts]
     edges = np.cumsum([0] + counts)
     if not edges[-1]:
         return [None] * len(starts)
-    batch = run_starts(model, {parameter: np.repeat(np.asarray(values, dtype=float), counts)},
-                       [state for group in starts for state in group], steps, transient, backend=backend,
-                       progress=False)
-    prints = fingerprint(batch.records["att"], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+    batch = system.run([state for group in starts for state in group], steps, transient,
+                       values={parameter: np.repeat(np.asarray(values, dtype=float), counts)}, series=False,
+                       backend=backend)
+    prints = fingerprint(batch.states, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
     return [_Carried(prints.take(np.arange(a, b)), batch, np.arange(a, b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
@@ -191,10 +190,10 @@ def _ahead_of_chain(values, censuses: list, run) -> Iterator[tuple]:
                                                                for u in block]))
 
 
-def _carried(model: ModelSpec, census: Census, previous: list, outcome: _Carried, rtol: tuple, confirm,
+def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tuple, confirm,
              max_period: int) -> Census:
     """``census`` extended by the attractors that the starts on ``previous`` (the neighbouring value's attractors,
-    run at ``model``: ``outcome``) reach and the census lacks (fraction 0), each confirmed and labelled as the
+    run at ``system``: ``outcome``) reach and the census lacks (fraction 0), each confirmed and labelled as the
     fresh census's are (:func:`meanfield.census.find.census_of`) by ``confirm(states)`` (the confirming runs,
     :func:`~meanfield.census.find.confirm_starts` with the run's options bound); module docstring, stage 2."""
     if not previous:
@@ -208,12 +207,12 @@ def _carried(model: ModelSpec, census: Census, previous: list, outcome: _Carried
             new.append((s, lane))
     confirming = confirm([batch.final_state(int(lane)) for _, lane in new])
     for j, (s, _) in enumerate(new):
-        on = fingerprint(confirming.records["att"][j:j + 1], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
+        on = fingerprint(confirming.states[j:j + 1], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
         if _identify(on, [_provisional(prints, s)], rtol)[0] < 0:
             continue                                         # a transient: its run went on elsewhere
         exponents = None if confirming.lyapunov is None else confirming.lyapunov[j]
         stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[j]
-        decision = label_run(model, confirming.records["mo_se"][j], exponents, stderr)
+        decision = label_run(system, confirming.series[j], exponents, stderr)
         period = max(int(on.period[0]), 0)
         found.append(Attractor(
             label=decision.label, period=period, fraction=0.0, fraction_stderr=0.0, lyapunov=exponents,
@@ -240,18 +239,19 @@ def _identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
                                 [a.points for a in attractors], cycle_rtol=rtol[0], measure_rtol=rtol[1])
 
 
-def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, steps: int, transient: int, *,
+def continue_censuses(model, parameter: str, values, censuses: list, steps: int, transient: int, *,
                       lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                       match_rtol: float = MATCH_RTOL, backend: str = "cpu") -> AttractorContinuation:
     """Stage 2 (module docstring): chain the fresh ``censuses`` (one per value of ``values``, in the order to
-    follow) with carried starts and matched ids. ``model`` holds every other parameter; the run lengths and
-    options are those of the fresh censuses."""
+    follow) with carried starts and matched ids. ``model`` (a ModelSpec or a system, :mod:`.system`) holds
+    every other parameter; the run lengths and options are those of the fresh censuses."""
+    system = as_system(model)
     chained, ids, previous, next_id = [], [], None, 0
-    run = partial(_run_carried, model, parameter, steps=steps, transient=transient, backend=backend,
+    run = partial(_run_carried, system, parameter, steps=steps, transient=transient, backend=backend,
                   max_period=max_period)
     ahead = _ahead_of_chain(values, censuses, run)
     for v, (value, fresh) in enumerate(zip(values, censuses)):
-        at = model.replace(**{parameter: float(value)})
+        at = system.replace(**{parameter: float(value)})
         carried = [] if previous is None else previous.attractors
         outcome = next(ahead)[1] if v else None
         if len(carried) > len(censuses[v - 1].attractors if v else ()):     # the chain added attractors at v − 1
@@ -274,16 +274,16 @@ def continue_censuses(model: ModelSpec, parameter: str, values, censuses: list, 
                                  ids=ids)
 
 
-def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, steps: int, transient: int, *,
+def continue_attractors(model, parameter: str, values, starts: int, steps: int, transient: int, *,
                         seed: int = 0, sampler: str = "uniform", reverse: bool = False,
                         match_rtol: float = MATCH_RTOL, progress: bool | None = None,
                         **options) -> AttractorContinuation:
     """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
     docstring); ``reverse`` follows them from the last value down. ``options`` (lyapunov, max_period, rtol,
     backend) go to :func:`find_attractors` and to the chain. A sweep with an ``[attractors]`` table computes the
-    same on a cluster (docs/attractors.md §6)."""
-    if parameter not in SCALAR_PARAMETERS:
-        raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
+    same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec or a Map (:func:`find_attractors`)."""
+    system = as_system(model)
+    system.index(parameter)
     values = np.asarray(values, dtype=float).ravel()
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
@@ -293,10 +293,10 @@ def continue_attractors(model: ModelSpec, parameter: str, values, starts: int, s
     values = values[::-1] if reverse else values
     fresh = []
     for value in values:
-        at = model.replace(**{parameter: float(value)})
-        fresh.append(find_attractors(at, sample(at, n, sampler, seed=seed), steps, transient, progress=progress,
+        at = system.replace(**{parameter: float(value)})
+        fresh.append(find_attractors(at, at.sample(n, seed, sampler), steps, transient, progress=progress,
                                      **options))
-    return continue_censuses(model, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
+    return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
 
 
 __all__ = ["AttractorContinuation", "attractor_events", "continue_attractors", "continue_censuses",

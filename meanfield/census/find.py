@@ -1,8 +1,8 @@
 """``find_attractors``: every attractor of one parameter point, with its basin fraction (docs/attractors.md).
 
-The starts run through the batched kernel as one batch of points with identical parameters (one start State
-each, :func:`meanfield.simulate_batch`), recording the attention window's newest row over the tail
-t = transient .. steps-1; the tails are fingerprinted and grouped by the generic layer
+Any system takes part (:mod:`.system`: the attention model, whose starts run through the batched kernel, one
+lane each, recording the attention window's newest row; or a user's :class:`meanfield.analysis.Map`). The
+starts' recorded tails t = transient .. steps-1 are fingerprinted and grouped by the generic layer
 (:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`), with the classifier's
 cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its representative runs on, as long
 again, from its final state, and the group is an attractor only if that run stays on it by the identity rules;
@@ -22,10 +22,9 @@ from ..analysis import Thresholds, decide, measure
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_attractors, group_attractors
 from ..errors import ConfigError
-from ..model.spec import ModelSpec, require_int
-from ..model.state import State
-from ..simulate import simulate_batch
-from .starts import sample
+from ..model.spec import require_int
+from .families import with_families
+from .system import as_system
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
 MAX_PERIOD = 256
@@ -39,9 +38,12 @@ class Attractor:
     ``unresolved`` when that run does not decide; ``reason``: how it was reached; ``period`` (0 when
     aperiodic); ``fraction`` of all starts and its binomial standard error √(f(1−f)/n); ``lyapunov`` the
     confirming run's exponents (None unless computed); ``state`` the confirming run's final state (a start on
-    the attractor); ``summary`` the (Q, M) quantiles of the confirming run's attention row (its invariant
+    the attractor: a State of the attention model, a Map's array); ``summary`` the (Q, M) quantiles of the
+    confirming run's recorded states (the attention row; its invariant
     measure's marginals, docs/attractors.md §2); ``points`` the cycle's points (period, M), or that run's tail
-    when aperiodic; ``scale`` its extent, to which the identity tolerances are relative.
+    when aperiodic; ``scale`` its extent, to which the identity tolerances are relative; ``family`` 0 for an
+    isolated attractor, else the number of cycles of a continuum that move with the start, merged into this
+    entry (:mod:`.families`: ``points`` then pools theirs).
     """
 
     label: str
@@ -49,11 +51,12 @@ class Attractor:
     fraction: float
     fraction_stderr: float
     lyapunov: np.ndarray | None
-    state: State
+    state: object
     summary: np.ndarray
     points: np.ndarray
     scale: float
     reason: str = ""
+    family: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,12 @@ class Census:
         return float(np.mean(self.assignment < 0))
 
 
-def _starts(model: ModelSpec, starts, seed: int) -> list[State]:
+def _starts(system, starts, seed: int) -> list:
     if isinstance(starts, (int, np.integer)) and not isinstance(starts, bool):
-        return sample(model, int(starts), seed=seed)
+        return system.sample(require_int("starts", starts, 1), seed)
     starts = list(starts)
-    if not starts or not all(isinstance(s, State) for s in starts):
-        raise ConfigError("starts: need a number of starts or a non-empty list of States")
+    if not starts:
+        raise ConfigError("starts: need a number of starts or a non-empty list of states")
     return starts
 
 
@@ -88,27 +91,24 @@ def group_starts(tails: np.ndarray, *, max_period: int = MAX_PERIOD, rtol: tuple
     return prints, group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
 
 
-def label_run(model: ModelSpec, series: np.ndarray, exponents, stderr, thresholds: Thresholds = Thresholds()):
-    """The classifier's decision (:func:`meanfield.analysis.decide`) on one run's recorded ``mo_se`` series and
-    exponents, measured as ``classify`` of that run measures them (feature 1, section feature 2, the model's
-    forcing period)."""
+def label_run(system, series: np.ndarray, exponents, stderr, thresholds: Thresholds = Thresholds()):
+    """The classifier's decision (:func:`meanfield.analysis.decide`) on one run's recorded series (the attention
+    model's ``mo_se``) and exponents, measured as ``classify`` of that run measures them (feature 1, section
+    feature 2, the system's forcing period)."""
     se = None if stderr is None or not np.all(stderr >= 0) else stderr
-    return decide(measure(series, exponents, se, 0, 1 % series.shape[1], thresholds, model.forcing_period()),
+    return decide(measure(series, exponents, se, 0, 1 % series.shape[1], thresholds, system.forcing_period),
                   thresholds)
 
 
-def confirm_starts(model: ModelSpec, parameters: dict | None, states: list, steps: int, transient: int, *,
-                   lyapunov=False, backend: str = "cpu"):
+def confirm_starts(system, values: dict | None, states: list, steps: int, transient: int, *, lyapunov=False,
+                   backend: str = "cpu"):
     """The confirming runs (module docstring): ``states`` (the candidate groups' representatives' final states)
-    run on at ``parameters`` (arrays, one value per state; None: all at ``model``'s own) for as many steps as a
-    tail, steps − transient, recording the attention row (identity) and ``mo_se`` (the classifier's series),
-    with exponents when asked; None when there are no states."""
+    run on at ``values`` (named parameters, one value per state; None: the system's own) for as many steps as a
+    tail, steps − transient, recording the identity and the classifier's series, with exponents when asked;
+    None when there are no states."""
     if not states:
         return None
-    if parameters is None:
-        parameters = {"beta_o": np.full(len(states), model.beta_o)}
-    return simulate_batch(model, steps - transient, 0, parameters=parameters, start=states, lyapunov=lyapunov,
-                          record=("att", "mo_se"), backend=backend, progress=False)
+    return system.run(states, steps - transient, 0, values=values, lyapunov=lyapunov, backend=backend)
 
 
 def _destinations(targets: np.ndarray) -> np.ndarray:
@@ -119,7 +119,7 @@ def _destinations(targets: np.ndarray) -> np.ndarray:
     return np.array([t if t >= 0 and stays[t] else -1 for t in targets], dtype=np.int64)
 
 
-def census_of(model: ModelSpec, prints: Fingerprints, grouping: Grouping, confirming, lanes, *,
+def census_of(system, prints: Fingerprints, grouping: Grouping, confirming, lanes, *,
               counted: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
               thresholds: Thresholds = Thresholds()) -> Census:
     """The census of one point from its candidate groups (:func:`group_starts`) and ``confirming``, the batch in
@@ -131,7 +131,7 @@ def census_of(model: ModelSpec, prints: Fingerprints, grouping: Grouping, confir
     first = grouping.representative
     targets = np.zeros(0, dtype=np.int64)
     if first.size:
-        on = fingerprint(confirming.records["att"][lanes], max_period=max_period, thresholds=thresholds,
+        on = fingerprint(confirming.states[lanes], max_period=max_period, thresholds=thresholds,
                          n_quantiles=DEFAULT_QUANTILES)
         targets = assign_to_attractors(on, grouping.period, prints.scale[first], prints.quantiles[first],
                                        [prints.tails[i, -p:] for i, p in zip(first, grouping.period)],
@@ -148,7 +148,7 @@ def census_of(model: ModelSpec, prints: Fingerprints, grouping: Grouping, confir
         lane = int(lanes[k])
         exponents = None if confirming.lyapunov is None else confirming.lyapunov[lane]
         stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[lane]
-        decision = label_run(model, confirming.records["mo_se"][lane], exponents, stderr, thresholds)
+        decision = label_run(system, confirming.series[lane], exponents, stderr, thresholds)
         period = max(int(on.period[k]), 0)
         fraction = np.count_nonzero(assignment[:weighed] == k) / weighed
         attractors.append(Attractor(
@@ -158,14 +158,6 @@ def census_of(model: ModelSpec, prints: Fingerprints, grouping: Grouping, confir
             points=on.cycle_points(k) if period > 0 else on.tails[k], scale=float(on.scale[k]),
             reason=decision.reason))
     return Census(attractors=attractors, assignment=renumber[assignment], fingerprints=prints)
-
-
-def run_starts(model: ModelSpec, parameters: dict, starts: list, steps: int, transient: int, *, lyapunov=False,
-               backend: str = "cpu", progress: bool | None = None):
-    """One batched kernel run of ``starts`` (one lane each) at ``parameters`` (arrays, one value per start),
-    recording the attention row over t = transient .. steps-1: returns the :class:`~meanfield.simulate.Batch`."""
-    return simulate_batch(model, steps, transient, parameters=parameters, start=starts, lyapunov=lyapunov,
-                          record=("att",), backend=backend, progress=progress)
 
 
 def check_census_options(steps: int, transient: int, max_period: int, rtol) -> None:
@@ -185,7 +177,7 @@ def check_census_options(steps: int, transient: int, max_period: int, rtol) -> N
                           "(0, 1)")
 
 
-def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
+def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
                     chunk: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                     backend: str = "cpu", progress: bool | None = None,
                     counted: int | None = None) -> Census:
@@ -193,9 +185,12 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
 
     Parameters
     ----------
-    starts : int or list of State
-        A number of starts from the default sampler (uniform windows in [−1, 1], the checkpoint's positional
-        phase, seeded by ``seed``; :mod:`meanfield.census.starts`), or the starts themselves.
+    model : ModelSpec or Map
+        The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.analysis.Map`).
+    starts : int or list of states
+        A number of starts from the system's default sampler (for the attention model: uniform windows in
+        [−1, 1], the checkpoint's positional phase, seeded by ``seed``, :mod:`meanfield.census.starts`; for a
+        Map: uniform in its box), or the starts themselves (States, or a Map's arrays).
     steps, transient : int
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
         The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
@@ -216,19 +211,19 @@ def find_attractors(model: ModelSpec, starts, steps: int, transient: int, *, lya
         weight; default: all).
     """
     check_census_options(steps, transient, max_period, rtol)
-    states = _starts(model, starts, require_int("seed", seed, 0))
+    system = as_system(model)
+    states = _starts(system, starts, require_int("seed", seed, 0))
     n = len(states)
     chunk = n if chunk is None else require_int("chunk", chunk, 1)
     weighed = n if counted is None else require_int("counted", counted, 1)
     if weighed > n:
         raise ConfigError(f"counted = {counted} is not allowed: at most the {n} starts")
-    parts = [run_starts(model, {"beta_o": np.full(len(states[lo:lo + chunk]), model.beta_o)}, states[lo:lo + chunk],
-                        steps, transient, backend=backend, progress=progress)
+    parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
              for lo in range(0, n, chunk)]
-    prints, grouping = group_starts(np.concatenate([p.records["att"] for p in parts]), max_period=max_period,
-                                    rtol=rtol)
+    prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
     first = grouping.representative
-    confirming = confirm_starts(model, None, [parts[i // chunk].final_state(i % chunk) for i in first], steps,
+    confirming = confirm_starts(system, None, [parts[i // chunk].final_state(i % chunk) for i in first], steps,
                                 transient, lyapunov=lyapunov, backend=backend)
-    return census_of(model, prints, grouping, confirming, np.arange(first.size), counted=weighed,
-                     max_period=max_period, rtol=rtol)
+    census = census_of(system, prints, grouping, confirming, np.arange(first.size), counted=weighed,
+                       max_period=max_period, rtol=rtol)
+    return with_families(system, census, steps, transient, rtol[0], backend, weighed)

@@ -18,8 +18,9 @@ import xarray as xr
 
 from ...analysis import LABELS
 from ...census.continuation import continue_censuses
-from ...census.find import Attractor, Census, census_of, confirm_starts, group_starts, run_starts
+from ...census.find import Attractor, Census, census_of, confirm_starts, group_starts
 from ...census.starts import sample
+from ...census.system import AttentionSystem
 from ...model.state import State
 from ..spec.runfile import RunSpec
 
@@ -35,23 +36,24 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
     starts = sample(model, n, spec.sampler, seed=spec.seed)
     slots, width = spec.max_attractors, spec.max_period
     out = _empty(run, model, points)
+    system = AttentionSystem(model)
     per_call = max(1, LANES // n)
     for lo in range(0, points, per_call):
         block = range(lo, min(points, lo + per_call))
-        batch = run_starts(model, {k: np.repeat(v[lo:block.stop], n) for k, v in parameters.items()},
-                           starts * len(block), run.steps, run.transient, backend=run.backend, progress=False)
-        groups = [group_starts(batch.records["att"][j * n:(j + 1) * n], max_period=width, rtol=spec.rtol)
+        batch = system.run(starts * len(block), run.steps, run.transient, series=False, backend=run.backend,
+                           values={k: np.repeat(v[lo:block.stop], n) for k, v in parameters.items()})
+        groups = [group_starts(batch.states[j * n:(j + 1) * n], max_period=width, rtol=spec.rtol)
                   for j in range(len(block))]
         # every group's representative runs on to be confirmed: all of the block's in one kernel call
         owners = np.concatenate([np.full(g.representative.size, p, dtype=np.int64) for p, (_, g) in zip(block, groups)])
-        confirming = confirm_starts(model, {k: v[owners] for k, v in parameters.items()},
+        confirming = confirm_starts(system, {k: v[owners] for k, v in parameters.items()},
                                     [batch.final_state(j * n + int(i)) for j, (_, g) in enumerate(groups)
                                      for i in g.representative], run.steps, run.transient,
                                     lyapunov=run.lyapunov or False, backend=run.backend)
         first_lane = np.cumsum([0] + [g.representative.size for _, g in groups])
         for j, p in enumerate(block):
             prints, grouping = groups[j]
-            census = census_of(model, prints, grouping, confirming,
+            census = census_of(system, prints, grouping, confirming,
                                np.arange(first_lane[j], first_lane[j + 1]), max_period=width, rtol=spec.rtol)
             out["census_count"][p] = len(census.attractors)
             out["census_unresolved"][p] = census.unresolved_fraction

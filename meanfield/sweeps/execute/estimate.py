@@ -111,17 +111,16 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     if run.attractors is None:
         return 0.0
     from ...analysis.fingerprint import fingerprint
-    from ...census.find import run_starts
-    from ...census.starts import sample
+    from ...census.system import AttentionSystem
     from ...kernels.cpu import TILE_WIDTH
 
-    spec, model = run.attractors, run.model
+    spec, system = run.attractors, AttentionSystem(run.model)
     lanes = TILE_WIDTH                                       # one full tile of carried starts
-    starts = sample(model, lanes, spec.sampler, seed=spec.seed)
+    starts = system.sample(lanes, spec.seed, spec.sampler)
     parameters = {k: np.repeat(v[:1], lanes) for k, v in run.parameters(np.zeros(1, dtype=np.int64)).items()}
     begin = time.process_time()
-    tails = run_starts(model, parameters, starts, run.steps, run.transient, lyapunov=run.lyapunov or False,
-                       backend=run.backend, progress=False).records["att"]
+    tails = system.run(starts, run.steps, run.transient, values=parameters, series=False,
+                       backend=run.backend).states
     fingerprint(tails, max_period=spec.max_period)
     per_point = (time.process_time() - begin) / lanes * CARRIED_PER_POINT
     length = len(next(a for a in run.grid_axes if a.name == spec.axis).values)

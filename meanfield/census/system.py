@@ -1,0 +1,79 @@
+"""The attention model as a system (docs/architecture.md): the census's view of a :class:`ModelSpec`, with the
+same methods as a user's :class:`meanfield.analysis.Map`, so the census, its confirmation and its labels are one
+code path for both.
+
+Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start: the identity series
+is the attention window's newest row, the classifier's series ``mo_se`` (docs/model.md §3), the final states
+are :class:`State`\\ s.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..analysis.maps import Map, SystemRun
+from ..errors import ConfigError
+from ..model.spec import SCALAR_PARAMETERS, ModelSpec
+from ..model.state import State
+from ..simulate import simulate_batch
+from .starts import sample
+
+
+class AttentionSystem:
+    """The attention model ``model`` as a system (module docstring)."""
+
+    def __init__(self, model: ModelSpec):
+        self.model = model
+
+    @property
+    def forcing_period(self) -> int:
+        return self.model.forcing_period()
+
+    def index(self, name: str) -> int:
+        """The position of a scalar parameter (ConfigError naming the allowed ones)."""
+        if name not in SCALAR_PARAMETERS:
+            raise ConfigError(f"parameter = {name!r} is not allowed: must be one of {', '.join(SCALAR_PARAMETERS)}")
+        return SCALAR_PARAMETERS.index(name)
+
+    def replace(self, **values: float) -> AttentionSystem:
+        return AttentionSystem(self.model.replace(**values))
+
+    def sample(self, n: int, seed: int = 0, sampler: str = "uniform", first: int = 0) -> list:
+        """Starts from the named sampler (:data:`meanfield.census.SAMPLERS`, docs/attractors.md §1)."""
+        return sample(self.model, n, sampler, seed=seed, first=first)
+
+    def run(self, starts: list, steps: int, transient: int, *, values: Mapping[str, np.ndarray] | None = None,
+            lyapunov: bool | int = False, series: bool = True, backend: str = "cpu",
+            progress: bool | None = False) -> SystemRun:
+        """Every start on its own kernel lane at ``values`` (arrays, one value per start; default the model's
+        own), the attention row recorded over t = transient … steps − 1, and ``mo_se`` when ``series``; a
+        progress bar as :func:`meanfield.simulate_batch` shows it."""
+        values = dict(values) if values else {"beta_o": np.full(len(starts), self.model.beta_o)}
+        batch = simulate_batch(self.model, steps, transient, parameters=values, start=starts, lyapunov=lyapunov,
+                               record=("att", "mo_se") if series else ("att",), backend=backend, progress=progress)
+        return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
+                         [batch.final_state(i) for i in range(len(starts))])
+
+
+    def perturb(self, state: State, radius: float, seed: int = 0) -> State:
+        """``state`` with every entry of its attention window and of its controller's state (reference,
+        integral, previous error) moved by ±``radius`` (random signs); the PE window is kept."""
+        rng = np.random.Generator(np.random.Philox(np.random.SeedSequence((int(seed), 0))))
+        att = state.att + radius * rng.choice([-1.0, 1.0], state.att.shape)
+        control = None if state.control is None else \
+            state.control + radius * rng.choice([-1.0, 1.0], state.control.shape)
+        return State(att=att, pe=state.pe, control=control)
+
+
+def as_system(system):
+    """A :class:`ModelSpec` as an :class:`AttentionSystem`; a system (a :class:`Map`, an AttentionSystem) as it
+    is; anything else a ConfigError."""
+    if isinstance(system, ModelSpec):
+        return AttentionSystem(system)
+    if isinstance(system, AttentionSystem | Map):
+        return system
+    raise ConfigError(f"model = {system!r} is not allowed: must be a ModelSpec or a meanfield.Map")
+
+
+__all__ = ["AttentionSystem", "as_system"]
