@@ -33,7 +33,7 @@ def sets(quick: bool) -> list:
         ("paper, β_o ∈ [1.23, 1.33]", lambda b: mf.presets.paper(beta_o=b), take(np.linspace(1.23, 1.33, 41)),
          (0,) if quick else (0, 1)),
         ("paper, β_o ∈ [2.0, 3.0]", lambda b: mf.presets.paper(beta_o=b), take(np.linspace(2.0, 3.0, 11)), (0,)),
-        ("sigma preset, β_o", lambda b: mf.presets.sigma(beta_o=b), take(np.linspace(20.0, 120.0, 6)), (0,)),
+        ("sigma preset, β_o", lambda b: mf.presets.sigma(beta_o=b), take(np.linspace(40.0, 100.0, 3)), (0,)),
         ("random M = 2 (seed 3), β_o", lambda b: mf.presets.random(n_features=2, seed=3, beta_o=b),
          take(np.linspace(0.5, 3.0, 11)), (0,)),
     ]

@@ -69,7 +69,7 @@ def fig3(model, points, steps, transient, exponents):
     reductions of mo_se (meanfield.analysis.reductions defaults) and exponents copied back."""
     from meanfield.kernels.cuda_reductions import ReducingBackend
     from meanfield.simulate import exponents_from_blocks
-    from meanfield.sweeps.spec.tables import ReductionSpec
+    from meanfield.sweeps.config.tables import ReductionSpec
     batch = paper_batch(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
                         record_every=1)
     kernel = ReducingBackend(ReductionSpec(), tail=0)

@@ -21,8 +21,8 @@ from .errors import AnalysisError, BackendError, ClusterError, ConfigError, Mean
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
 from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
 from .simulate import BatchResult, Trajectory, simulate, simulate_batch
+from .sweeps.config.runfile import RunSpec, load_run
 from .sweeps.execute.run import sweep
-from .sweeps.spec.runfile import RunSpec, load_run
 from .sweeps.store import open_run
 from .version import __version__
 

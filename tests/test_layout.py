@@ -32,7 +32,7 @@ FLOORS = (
 FLOOR = {part: level for level, parts in enumerate(FLOORS) for part in parts}
 #: Floors inside ``sweeps``, lowest first: what a run file says, the result files, computing them, reading
 #: them. ``sweeps`` itself (its __init__) is the face of the four and holds no code.
-SWEEPS_FLOORS = (("spec",), ("store",), ("execute",), ("results",), ("sweeps",))
+SWEEPS_FLOORS = (("config",), ("store",), ("execute",), ("results",), ("sweeps",))
 SWEEPS_FLOOR = {part: level for level, parts in enumerate(SWEEPS_FLOORS) for part in parts}
 #: What the compiled code may import from the package: the model, the errors, and what the CPU and CUDA
 #: reductions share with the generic analysis (one definition of a level code, of a point's reductions).
@@ -179,11 +179,11 @@ BROKEN = {
     "h5py outside the store": {"meanfield.sweeps.results.labels": ("def f():\n    import h5py\n", False)},
     "the store importing execution": {"meanfield.sweeps.store.sweep": ("from ..execute.evidence import EVIDENCE\n",
                                                                        False)},
-    "the run file importing the store": {"meanfield.sweeps.spec.runfile": ("from ..store import read_sweep\n",
+    "the run file importing the store": {"meanfield.sweeps.config.runfile": ("from ..store import read_sweep\n",
                                                                            False)},
     "execution importing results": {"meanfield.sweeps.execute.run": ("from ..results.labels import analyze\n",
                                                                      False)},
-    "a loose module in sweeps": {"meanfield.sweeps.extra": ("from .spec.runfile import RunSpec\n", False)},
+    "a loose module in sweeps": {"meanfield.sweeps.extra": ("from .config.runfile import RunSpec\n", False)},
     "matplotlib outside plots": {"meanfield.studies.pid": ("import matplotlib.pyplot as plt\n", False)},
     "an import of the face": {"meanfield.cli.plot": ("from .. import __version__\n", False)},
     "a circle": {"meanfield.sweeps.store.a": ("from . import b\n", False),

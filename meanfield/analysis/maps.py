@@ -2,7 +2,7 @@
 
 A system is what the census, the classifier's run, the periodic-orbit and bifurcation tools take: a state size,
 a compiled step and Jacobian, named parameters, the forcing period and a default start sampler. The attention
-model is one system (:class:`meanfield.simulate.AttentionSystem`); :class:`Map` is another, for any map given
+model is one system (:class:`meanfield.census.system.AttentionSystem`); :class:`Map` is another, for any map given
 as two numba functions with the convention of :func:`~meanfield.analysis.lyapunov_spectrum`:
 ``step(x, p, out)`` writes F(x; p) into ``out`` and ``jacobian(x, p, out)`` writes ∂F/∂x, with ``p`` the
 parameter vector in the order of the ``parameters`` mapping.

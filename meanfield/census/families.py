@@ -1,4 +1,4 @@
-"""Continua of attractors: when the cycle a start reaches varies continuously with the start (docs/attractors.md §5).
+"""Continua of attractors: when the cycle a start reaches varies continuously with the start (docs/attractors.md §2).
 
 A map with a line (or surface) of fixed points or cycles — the PID-controlled attention model, whose controller
 state carries the start's own reference row, is one — sends every start to its own member of the family, and a

@@ -48,9 +48,9 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
-    from ..sweeps.results.bifurcations import confirmed_table, located_table, require_continuable, sweep_bifurcations
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
+    from ..sweeps.results.transitions import confirmed_table, located_table, require_continuable, sweep_bifurcations
     from ..sweeps.store import read_sweep
     from ..sweeps.store.census import census_events
     from ..sweeps.store.lock import holder

@@ -34,7 +34,7 @@ def run(args):
     from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
     from ..simulate import simulate
-    from ..sweeps.spec.tables import START_KEYS, parse_start
+    from ..sweeps.config.tables import START_KEYS, parse_start
     from ..sweeps.store import check_output, write_trajectory
     from ..sweeps.store.provenance import record
     from . import parse_overrides, report

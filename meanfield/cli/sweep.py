@@ -83,10 +83,10 @@ def _dry_run(args, spec, output, workers, local) -> None:
 
 def run(args):
     from ..errors import ConfigError
+    from ..sweeps.config.runfile import load_run
+    from ..sweeps.config.where import where_to_compute
     from ..sweeps.execute.run import sweep
     from ..sweeps.execute.slurm import slurm_runner
-    from ..sweeps.spec.runfile import load_run
-    from ..sweeps.spec.where import where_to_compute
     from ..sweeps.store import check_output
     from . import parse_overrides, progress_enabled, report
     spec = load_run(args.run_file, **parse_overrides(args.overrides))

@@ -40,7 +40,7 @@ class ReduceSettings(NamedTuple):
     """What the reduction kernel reads besides the records: the observable's index ``observable`` in the
     selection, the histogram's y range ``lo``..``hi`` with ``factor`` = bins / (hi - lo), the quantisation
     ``levels`` of values in [-``scale``, ``scale``], the band ``pairs`` (n_pairs, 2) and their tolerance ``tol``
-    (:class:`meanfield.sweeps.spec.tables.ReductionSpec`)."""
+    (:class:`meanfield.sweeps.config.tables.ReductionSpec`)."""
 
     observable: int
     lo: float

@@ -1,5 +1,5 @@
 """The rules of a run's length and where it runs, whoever asks for the run: :func:`meanfield.simulate.simulate_batch`
-and the run files (:mod:`meanfield.sweeps.spec.runfile`) both check them here, once.
+and the run files (:mod:`meanfield.sweeps.config.runfile`) both check them here, once.
 
 * iterations t = 0 .. steps - 1, recorded from t = transient on, so transient < steps (docs/model.md §3.2);
 * ``lyapunov``: False (none), True (all of them) or the k >= 1 leading exponents; all is L·M for

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.sweeps.spec.tables import ReductionSpec
+from meanfield.sweeps.config.tables import ReductionSpec
 
 from .helpers import SIMULATOR
 

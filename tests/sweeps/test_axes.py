@@ -9,8 +9,8 @@ import pytest
 
 import meanfield as mf
 from meanfield.model.state import State, pattern_token
+from meanfield.sweeps.config.tables import AXIS_NAMES, MODEL_AXES
 from meanfield.sweeps.execute.tasks import compute_chunk
-from meanfield.sweeps.spec.tables import AXIS_NAMES, MODEL_AXES
 
 #: Two allowed values per axis, far enough apart to change the orbit of the paper model at β_o = 1.3 (with
 #: the PID gain K_I = 0.1, so that the controller's ρ, κ and I_max matter).

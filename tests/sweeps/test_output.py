@@ -12,9 +12,9 @@ import pytest
 
 import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
+from meanfield.sweeps.config.tables import MAX_POINTS
+from meanfield.sweeps.config.where import where_to_compute
 from meanfield.sweeps.execute.preflight import check_sweep
-from meanfield.sweeps.spec.tables import MAX_POINTS
-from meanfield.sweeps.spec.where import where_to_compute
 from meanfield.sweeps.store.lock import FileBusy, holder, writer_lock
 
 from .helpers import tiny_text

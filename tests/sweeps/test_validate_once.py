@@ -76,7 +76,7 @@ def test_the_grid_is_checked_axis_by_axis(monkeypatch):
         rows.append(out.shape[0])
         return out
 
-    monkeypatch.setattr("meanfield.sweeps.spec.run_checks.batch_parameters", counting)
+    monkeypatch.setattr("meanfield.sweeps.config.run_checks.batch_parameters", counting)
     run = mf.load_run(text)
     assert run.n_points == 9_000_000 and max(rows) == 3000
     bad = text.replace("stop = 0.5, num = 3000", "stop = 1.5, num = 3000")      # epsilon > 1 at its end
@@ -90,14 +90,14 @@ def test_defaults_come_from_the_dataclasses():
     assert run.name == fields["name"].default and run.chunk == fields["chunk"].default
     assert run.backend == fields["backend"].default
     bare = mf.load_run({"steps": 10, "transient": 0, "grid": {"beta_o": [1.0]}})
-    from meanfield.sweeps.spec.tables import ContinuationSpec, RecordSpec, ReductionSpec, StartSpec
+    from meanfield.sweeps.config.tables import ContinuationSpec, RecordSpec, ReductionSpec, StartSpec
     assert (bare.record, bare.reductions, bare.start) == (RecordSpec(), ReductionSpec(), StartSpec())
     chained = mf.load_run(tiny_text(extra="\n[continuation]\n"))
     assert chained.continuation == ContinuationSpec(axis="beta_o")
 
 
 def test_a_stored_run_without_exponents_loads_back():
-    from meanfield.sweeps.spec.runfile import stored_run
+    from meanfield.sweeps.config.runfile import stored_run
     run = mf.load_run(tiny_text(lyapunov="false"))
     assert run.lyapunov == 0
     again = stored_run(json.loads(run.to_json()))

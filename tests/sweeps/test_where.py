@@ -1,4 +1,4 @@
-"""Where a sweep computes, decided once (meanfield.sweeps.spec.where): the order client > scheduler > SLURM >
+"""Where a sweep computes, decided once (meanfield.sweeps.config.where): the order client > scheduler > SLURM >
 local, who asked for SLURM, and the worker count each place plans for."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import pytest
 
 from meanfield.errors import ConfigError
-from meanfield.sweeps.spec.clusterspec import ClusterSpec
-from meanfield.sweeps.spec.where import where_to_compute
+from meanfield.sweeps.config.clusterspec import ClusterSpec
+from meanfield.sweeps.config.where import where_to_compute
 
 SLURM_TABLE = ClusterSpec(kind="slurm", jobs=2, processes=3)
 

@@ -22,7 +22,7 @@ from ...census.find import Attractor, Census, census_of, confirm_starts, group_s
 from ...census.starts import sample
 from ...census.system import AttentionSystem
 from ...model.state import State
-from ..spec.runfile import RunSpec
+from ..config.runfile import RunSpec
 
 #: Most kernel lanes (starts × points) per call: memory for the recorded tails, lanes ≥ 4 tiles of 64.
 LANES = 256

@@ -1,4 +1,4 @@
-"""The clusters a sweep computes on, started for the place :func:`~meanfield.sweeps.spec.where.where_to_compute`
+"""The clusters a sweep computes on, started for the place :func:`~meanfield.sweeps.config.where.where_to_compute`
 chose: a local cluster of single-threaded worker processes, a running scheduler, SLURM jobs through
 dask-jobqueue (:mod:`.slurm`), or a client the caller made (e.g. inside one SLURM allocation,
 :func:`~meanfield.sweeps.execute.slurm.slurm_runner`); and a local cluster of one worker per GPU
@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from ...errors import BackendError
-from ..spec.where import Where
+from ..config.where import Where
 from .slurm import ALLOCATOR_ENV, WORKER_ENV, SlurmJobs, dashboard_link
 from .watchdog import Watchdog
 

@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from ..spec.runfile import RunSpec
+from ..config.runfile import RunSpec
 from .tasks import compute_chunk
 
 #: Transient of the calibration's recorded piece (at least the context, so exponents start on a full window).
@@ -52,7 +52,7 @@ import json, sys
 import numpy as np
 import distributed.worker
 from meanfield.sweeps.execute.tasks import compute_chunk
-from meanfield.sweeps.spec.runfile import stored_run
+from meanfield.sweeps.config.runfile import stored_run
 compute_chunk(stored_run(json.loads(sys.stdin.read())), np.arange(1), np.full(1, -1))
 """
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spec.runfile import RunSpec
+from ..config.runfile import RunSpec
 
 
 @dataclass(frozen=True)

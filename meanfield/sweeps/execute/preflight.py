@@ -13,8 +13,8 @@ import socket
 
 from ...errors import ConfigError, StoreError
 from ...model.layout import OBSERVABLES
-from ..spec.runfile import RunSpec
-from ..spec.where import Where
+from ..config.runfile import RunSpec
+from ..config.where import Where
 from ..store import check_output
 from .tasks import GPU_CLASSIFY_ROWS
 
@@ -24,7 +24,7 @@ SCHEDULER_TIMEOUT = 5.0
 
 def check_cluster_table(where: Where) -> None:
     """SLURM (``--slurm`` or ``kind = "slurm"``) needs dask-jobqueue; the table's values were checked when the
-    run file was loaded (:mod:`meanfield.sweeps.spec.clusterspec`)."""
+    run file was loaded (:mod:`meanfield.sweeps.config.clusterspec`)."""
     if where.kind == "slurm" and importlib.util.find_spec("dask_jobqueue") is None:
         raise ConfigError(f"{where.asked_by} needs dask-jobqueue: pip install 'meanfield[cluster]'")
 

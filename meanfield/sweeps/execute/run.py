@@ -25,8 +25,8 @@ import numpy as np
 
 from ...errors import ClusterError, StoreError
 from ...progress import progress_bar
-from ..spec.runfile import RunSpec, load_run
-from ..spec.where import where_to_compute
+from ..config.runfile import RunSpec, load_run
+from ..config.where import where_to_compute
 from ..store import (
     PART_SUFFIX,
     append_provenance,
@@ -68,7 +68,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
         file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
         directories are created. Each session appends a provenance record (docs/storage.md §1).
     client, scheduler, slurm, workers : where to compute, decided once by
-        :func:`~meanfield.sweeps.spec.where.where_to_compute`: an existing ``distributed.Client``, the address of
+        :func:`~meanfield.sweeps.config.where.where_to_compute`: an existing ``distributed.Client``, the address of
         a running scheduler, SLURM jobs from ``[cluster]`` (``slurm=True`` or ``kind = "slurm"``; ``workers`` =
         jobs), or (default) a LocalCluster of ``workers`` single-threaded processes (default: one per core).
     overwrite : replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``

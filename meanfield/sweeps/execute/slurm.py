@@ -27,7 +27,7 @@ from contextlib import contextmanager, suppress
 from functools import cached_property
 
 from ...errors import ClusterError, ConfigError
-from ..spec.clusterspec import DASHBOARD, ClusterSpec
+from ..config.clusterspec import DASHBOARD, ClusterSpec
 
 #: glibc's allocator settings for worker processes (read when a process starts): arrays up to 32 MiB come from
 #: the heap, which is trimmed only above 128 MiB free. Dask's nannies otherwise start workers with

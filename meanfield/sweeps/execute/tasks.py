@@ -1,6 +1,6 @@
 """The work a sweep's workers do: simulate and reduce one chunk of grid points, returning numpy arrays (the
 client writes them, :mod:`.store`). One task function per system, in the registry :data:`TASKS` keyed by
-:attr:`RunSpec.system <meanfield.sweeps.spec.runfile.RunSpec.system>`: a new system is one entry there and its
+:attr:`RunSpec.system <meanfield.sweeps.config.runfile.RunSpec.system>`: a new system is one entry there and its
 datasets in :data:`meanfield.sweeps.store.SYSTEM_DATASETS`.
 
 A point's results do not depend on the other points of its chunk, hence nothing depends on the chunk size,
@@ -17,7 +17,7 @@ from ...analysis.reductions import reduce_points
 from ...finite import simulate_finite_batch
 from ...model.state import State
 from ...simulate import simulate_batch
-from ..spec.runfile import RunSpec
+from ..config.runfile import RunSpec
 from .census import census_arrays
 from .evidence import EVIDENCE, point_evidence
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...analysis import EVIDENCE, LABELS, MISSING, Thresholds, classify, decide, label_code
 from ...errors import AnalysisError, StoreError
-from ..spec.runfile import stored_run
+from ..config.runfile import stored_run
 from ..store import datasets, read_sweep, write_analysis
 
 

@@ -22,8 +22,8 @@ import numpy as np
 from ...analysis import MISSING, Thresholds, label_code, label_names
 from ...analysis.labels import MISSING_NAME
 from ...errors import ConfigError, StoreError
+from ..config.runfile import stored_run
 from ..execute.tasks import compute_chunk
-from ..spec.runfile import stored_run
 from ..store import done_flags, open_refinement, read_refinements, read_sweep, write_points
 from ..store.lock import writer_lock
 from .labels import decide_points, point_labels

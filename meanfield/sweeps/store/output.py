@@ -17,7 +17,7 @@ import shutil
 from dataclasses import dataclass
 
 from ...errors import StoreError
-from ..spec.runfile import RunSpec
+from ..config.runfile import RunSpec
 from . import (
     PART_SUFFIX,
     SWEEP_KIND,

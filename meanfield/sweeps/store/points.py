@@ -110,7 +110,7 @@ class SweepData:
         """The sweep's model with the swept parameters (null in the ``model`` attribute) set to ``values``
         (default: their first grid value); over a ``seed`` axis, the model of that seed, rebuilt from the run."""
         if "seed" in self.axes:
-            from ..spec.runfile import _to_file_form, load_run
+            from ..config.runfile import _to_file_form, load_run
             run = load_run(_to_file_form(self.attrs["run_json"]))
             model = run.seed_models[int(values.get("seed", self.coords["seed"][0]))]
             return model.replace(**{k: float(v) for k, v in values.items() if k != "seed"})

@@ -11,8 +11,8 @@ import numpy as np
 from ...analysis import EVIDENCE
 from ...analysis.reductions import bin_edges
 from ...errors import StoreError
-from ..spec.runfile import RunSpec
-from ..spec.tables import MODEL_AXES
+from ..config.runfile import RunSpec
+from ..config.tables import MODEL_AXES
 from .census import census_coordinates, census_layout
 from .files import (
     WRITE_ERRORS,

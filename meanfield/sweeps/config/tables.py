@@ -2,7 +2,7 @@
 ``[finite]``; ``[cluster]`` in :mod:`.clusterspec`, ``[attractors]`` in :mod:`.attractors`): one frozen
 dataclass and one validator each; a key left out takes the dataclass's default, the only place defaults are
 written (:func:`checked`).
-:mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.spec.runfile.RunSpec`. A mistake is a
+:mod:`.runfile` assembles them into a :class:`~meanfield.sweeps.config.runfile.RunSpec`. A mistake is a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed, raised before any
 compilation.
 """

@@ -43,7 +43,7 @@ A run file (see ``runs/*.toml``)::
     chains = 8                    # independent chains per line, so every worker has work
     pre_steps = 0
 
-    [cluster]                     # optional: where to compute (keys: meanfield.sweeps.spec.clusterspec)
+    [cluster]                     # optional: where to compute (keys: meanfield.sweeps.config.clusterspec)
     kind = "local"                # local (default) or slurm; SLURM also with --slurm
 
     [attractors]                  # optional: a census of many starts at every point, chained along an axis
