@@ -34,14 +34,13 @@ def main():
             ("rest cycle (period 4)", (1.24, 1.25), None, None, "tab:blue"),
             ("period-28 cycle", (1.27, 1.2745), cycle_28, 28, "tab:red"),
             ("period-28 cycle", (1.27, 1.2665), cycle_28, 28, "tab:red")):
-        branch = {}
         points = mf.bifurcations(mf.presets.paper(), "beta_o", interval, state=state, period=period,
-                                 transient=20_000 if state is None else 0, branch=branch)
+                                 transient=20_000 if state is None else 0)
         for point in points:
             rotation = "" if point.rotation_number is None else f", rotation number {point.rotation_number:.6f}"
             print(f"{name}: {point.kind} at beta_o = {point.value:.10f}{rotation}")
         found += points
-        branches.append((name, branch, colour))
+        branches.append((name, points.branch, colour))
     fig = branches_figure(branches, found, diagram=diagram, windows=[(1.2400, 1.2500), (1.2660, 1.2750)],
                           entry_label="a_1 (attention output, feature 1)")
     path = os.path.join(args.out, "bifurcation_branches.png")

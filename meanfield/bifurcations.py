@@ -195,9 +195,18 @@ def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int
     return orbit if later <= early * (1 + predicted) / 2 else None
 
 
+class Located(list):
+    """The located bifurcations (a list of :class:`Bifurcation`, in the order met along the branch) and the
+    continued ``branch``: per continuation point "value", "points" (the orbit's windows, (N, L·M)),
+    "multipliers" and "stable" (None for a :class:`~meanfield.analysis.Map`)."""
+
+    def __init__(self, found: list[Bifurcation], branch: dict | None):
+        super().__init__(found)
+        self.branch = branch
+
+
 def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: State | None = None,
-                 period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT,
-                 branch: dict | None = None) -> list[Bifurcation]:
+                 period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT) -> Located:
     """Continue a periodic orbit of the attention map along ``parameter`` over ``interval`` and locate its
     folds, period doublings and Neimark–Sacker points (docs/bifurcations.md).
 
@@ -205,7 +214,7 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
     ----------
     model : ModelSpec or Map
         The attention model, or a user's map (:class:`meanfield.analysis.Map`: ``state`` an array near the
-        orbit, default the map's own; ``branch`` is not filled).
+        orbit, default the map's own; no ``branch``).
     parameter : str
         A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma"), or one of
         the Map's parameters.
@@ -220,15 +229,13 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
         Accuracy of the located parameter values.
     transient : int
         Steps iterated from ``state`` at ``interval[0]`` before Newton.
-    branch : dict, optional
-        When given, filled with the continued branch: per continuation point "value", "points" (the orbit's
-        windows, (N, L·M)), "multipliers" and "stable".
 
     Returns
     -------
-    list of Bifurcation
-        ``kind``, ``value``, ``multipliers``, ``period`` (the N of the orbit), ``rotation_number`` (for
-        Neimark–Sacker: turns of the critical multiplier per N steps).
+    Located
+        A list of :class:`Bifurcation` (``kind``, ``value``, ``multipliers``, ``period`` — the N of the orbit —,
+        ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per N steps) with the continued
+        branch as ``.branch``.
     """
     if isinstance(model, Map):
         model.index(parameter)
@@ -247,8 +254,8 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
     if isinstance(model, Map):
         start = _map_settled(start_model, state, transient)
         n = _map_period(start_model, start) if period is None else period
-        return locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter), (lo, hi),
-                                       params=model.vector(), resolution=resolution)
+        return Located(locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter),
+                                               (lo, hi), params=model.vector(), resolution=resolution), None)
     settled = _settle(start_model, model.checkpoint if state is None else state, int(transient))
     n = _detected_period(start_model, settled) if period is None else _locked_period(model, period)
     family = attention_family(model, parameter, _pe_window(model, settled))
@@ -257,6 +264,4 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
                                                resolution)
     except AnalysisError as exc:
         raise AnalysisError(f"the period-{n} orbit at {parameter} = {lo} could not be continued: {exc}") from None
-    if branch is not None:
-        branch.update(continued)
-    return found
+    return Located(found, continued)

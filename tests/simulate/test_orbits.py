@@ -66,6 +66,15 @@ def test_rest_cycle_loses_stability_in_one_neimark_sacker_point(neimark_sacker):
     assert point.period == L
 
 
+def test_the_continued_branch_is_returned_with_the_points(neimark_sacker):
+    branch = neimark_sacker.branch
+    values = np.asarray(branch["value"])
+    assert values[0] == pytest.approx(1.24) and values.max() >= 1.2434445        # it ran across the point
+    stable = np.asarray(branch["stable"])
+    # the rest cycle is stable before the Neimark–Sacker point and unstable after it
+    assert stable[values < 1.2434].all() and not stable[values > 1.2435].any()
+
+
 def test_neimark_sacker_point_agrees_with_finite_differences(neimark_sacker):
     _, att, pe = settled(1.2434)
     x = att.ravel()
