@@ -37,7 +37,7 @@ from .find import (
     Census,
     check_census_options,
     confirm_starts,
-    find_attractors,
+    fresh_census,
     label_run,
 )
 from .system import as_system
@@ -280,8 +280,10 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
                         **options) -> AttractorContinuation:
     """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
     docstring); ``reverse`` follows them from the last value down. ``options`` (lyapunov, max_period, rtol,
-    backend) go to :func:`find_attractors` and to the chain. A sweep with an ``[attractors]`` table computes the
-    same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec or a Map (:func:`find_attractors`)."""
+    backend) go to the fresh censuses (:func:`~meanfield.census.find.fresh_census`) and to the chain. A sweep with an ``[attractors]`` table computes the
+    same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec or a Map (:func:`find_attractors`). The
+    censuses list the cycles of a continuum one by one, as a sweep stores them (no families, docs/attractors.md
+    §2)."""
     system = as_system(model)
     system.index(parameter)
     values = np.asarray(values, dtype=float).ravel()
@@ -294,8 +296,9 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
     fresh = []
     for value in values:
         at = system.replace(**{parameter: float(value)})
-        fresh.append(find_attractors(at, at.sample(n, seed, sampler), steps, transient, progress=progress,
-                                     **options))
+        starts_at = at.sample(n, seed, sampler)
+        fresh.append(fresh_census(at, starts_at, steps, transient, chunk=n, counted=n, progress=progress,
+                                  **options))
     return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
 
 

@@ -9,14 +9,16 @@ stays displaced.
 
 The test (:func:`with_families`): every cycle of the census is pushed by ±:data:`FAMILY_PUSH` of its scale in
 every coordinate and run on for the census's tail length; it **moves with the start** when its orbit at the end
-of that run is farther from the cycle than the identity tolerance (``cycle_rtol``) and at least
-:data:`STAYS` of its distance halfway (not decaying back: an isolated cycle's displacement decays like |μ|^t).
+of that run is farther from the cycle than the identity tolerance (``cycle_rtol``), at least :data:`STAYS` of
+its distance halfway (not decaying back: an isolated cycle's displacement decays like |μ|^t) and within
+:data:`REACH` pushes of it (not gone to another attractor).
 The cycles that move, of one label and period, are reported as one entry: a *family* (``Attractor.family`` =
 how many cycles the starts found on it), with the pooled points of its members (how the attractor depends on the
 start), its total fraction and its spread (largest distance between members, relative to the family's extent).
 
-Limit: an isolated cycle with a multiplier within ~1/T of the unit circle (T the tail) returns too slowly to be
-told from a family member in one run.
+Limit: an isolated cycle with a multiplier within 0.2/T of the unit circle (T the tail) returns too slowly to be
+told from a family member in one run; a family whose transverse direction is that slow too is listed member
+by member (as before this test existed).
 """
 from __future__ import annotations
 
@@ -31,9 +33,14 @@ from ..analysis.grouping import CYCLE_RTOL, hausdorff
 #: the cycle's basin.
 FAMILY_PUSH = 1e-3
 
+#: A family member settles on a neighbour: within this many pushes of where it was (farther, the push sent it to
+#: another attractor's basin, which says nothing of a family).
+REACH = 10.0
+
 #: A displacement that keeps at least this fraction of its size over the second half of the run is not
-#: decaying back to the cycle.
-STAYS = 0.5
+#: decaying back to the cycle: an isolated cycle passes only if |μ|^(T/2) ≥ 0.9, i.e. a multiplier within
+#: 0.2/T of the unit circle (T the tail); a family member's displacement along the family does not decay at all.
+STAYS = 0.9
 
 
 def moves_with_the_start(system, census, steps: int, transient: int, cycle_rtol: float = CYCLE_RTOL,
@@ -52,7 +59,8 @@ def moves_with_the_start(system, census, steps: int, transient: int, cycle_rtol:
         a = census.attractors[k]
         middle = hausdorff(a.points, run.states[j, half - a.period:half])
         end = hausdorff(a.points, run.states[j, -a.period:])
-        out[k] = end > cycle_rtol * a.scale and end >= STAYS * middle
+        push = FAMILY_PUSH * a.scale
+        out[k] = cycle_rtol * a.scale < end <= REACH * push and end >= STAYS * middle
     return out
 
 
@@ -94,4 +102,4 @@ def with_families(system, census, steps: int, transient: int, cycle_rtol: float 
     return replace(census, attractors=[a for a, _ in entries], assignment=renumber[census.assignment])
 
 
-__all__ = ["FAMILY_PUSH", "STAYS", "moves_with_the_start", "with_families"]
+__all__ = ["FAMILY_PUSH", "REACH", "STAYS", "moves_with_the_start", "with_families"]

@@ -4,8 +4,9 @@ Any system takes part (:mod:`.system`: the attention model, whose starts run thr
 lane each, recording the attention window's newest row; or a user's :class:`meanfield.analysis.Map`). The
 starts' recorded tails t = transient .. steps-1 are fingerprinted and grouped by the generic layer
 (:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`), with the classifier's
-cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its representative runs on, as long
-again, from its final state, and the group is an attractor only if that run stays on it by the identity rules;
+cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its representative runs on from its final
+state (:data:`CONFIRM_TAILS` tails, the last one recorded), and the group is an attractor only if that run is
+still on it by the identity rules;
 a group whose representative goes on to another group that stays was a transient and merges into it, one
 whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
 decision (:func:`meanfield.analysis.decide`) on the confirming run's evidence, so the census and ``classify``
@@ -28,6 +29,12 @@ from .system import as_system
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
 MAX_PERIOD = 256
+
+#: The confirming run of a group's representative: this many tails long, its last tail recorded. Only the k
+#: representatives run it (k ≪ starts), so a transient that outlives the census's own run by three tails is
+#: still caught (a chaotic transient of the paper model at β_o = 1.275 lasts 20 000–60 000 steps past a
+#: 40 000-step census, bench/RESULTS.md "One answer per attractor").
+CONFIRM_TAILS = 4
 
 
 @dataclass(frozen=True)
@@ -103,12 +110,14 @@ def label_run(system, series: np.ndarray, exponents, stderr, thresholds: Thresho
 def confirm_starts(system, values: dict | None, states: list, steps: int, transient: int, *, lyapunov=False,
                    backend: str = "cpu"):
     """The confirming runs (module docstring): ``states`` (the candidate groups' representatives' final states)
-    run on at ``values`` (named parameters, one value per state; None: the system's own) for as many steps as a
-    tail, steps − transient, recording the identity and the classifier's series, with exponents when asked;
-    None when there are no states."""
+    run on at ``values`` (named parameters, one value per state; None: the system's own) for
+    :data:`CONFIRM_TAILS` tails of steps − transient, recording the last (the identity and the classifier's
+    series) with exponents over it when asked; None when there are no states."""
     if not states:
         return None
-    return system.run(states, steps - transient, 0, values=values, lyapunov=lyapunov, backend=backend)
+    tail = steps - transient
+    return system.run(states, CONFIRM_TAILS * tail, (CONFIRM_TAILS - 1) * tail, values=values, lyapunov=lyapunov,
+                      backend=backend)
 
 
 def _destinations(targets: np.ndarray) -> np.ndarray:
@@ -195,7 +204,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
         The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
         aperiodic sets, enough samples of the measure (docs/attractors.md §4). Each group's representative
-        then runs on for steps − transient more (its confirmation, module docstring).
+        then runs on for :data:`CONFIRM_TAILS` tails more (its confirmation, module docstring).
     lyapunov : bool or int
         Exponents of the confirming runs (as :func:`simulate_batch`), with block standard errors: the
         classifier's decision uses them (docs/classification.md §6).
@@ -209,21 +218,34 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     counted : int, optional
         Only the first ``counted`` starts count in the fractions (the others can add attractors but not basin
         weight; default: all).
+
+    Returns
+    -------
+    Census
+        The cycles that move with the start are one entry per family (:mod:`.families`).
     """
     check_census_options(steps, transient, max_period, rtol)
     system = as_system(model)
     states = _starts(system, starts, require_int("seed", seed, 0))
-    n = len(states)
-    chunk = n if chunk is None else require_int("chunk", chunk, 1)
-    weighed = n if counted is None else require_int("counted", counted, 1)
-    if weighed > n:
-        raise ConfigError(f"counted = {counted} is not allowed: at most the {n} starts")
+    chunk = len(states) if chunk is None else require_int("chunk", chunk, 1)
+    weighed = len(states) if counted is None else require_int("counted", counted, 1)
+    if weighed > len(states):
+        raise ConfigError(f"counted = {counted} is not allowed: at most the {len(states)} starts")
+    census = fresh_census(system, states, steps, transient, chunk=chunk, counted=weighed, progress=progress,
+                          lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend)
+    return with_families(system, census, steps, transient, rtol[0], backend, weighed)
+
+
+def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int, counted: int, progress=None,
+                 lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
+                 backend: str = "cpu") -> Census:
+    """The census of ``states`` (validated options) without the families step, every cycle its own entry, as a
+    continuation and a sweep store them: run, group, confirm, label (module docstring)."""
     parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
-             for lo in range(0, n, chunk)]
+             for lo in range(0, len(states), chunk)]
     prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
     first = grouping.representative
     confirming = confirm_starts(system, None, [parts[i // chunk].final_state(i % chunk) for i in first], steps,
                                 transient, lyapunov=lyapunov, backend=backend)
-    census = census_of(system, prints, grouping, confirming, np.arange(first.size), counted=weighed,
-                       max_period=max_period, rtol=rtol)
-    return with_families(system, census, steps, transient, rtol[0], backend, weighed)
+    return census_of(system, prints, grouping, confirming, np.arange(first.size), counted=counted,
+                     max_period=max_period, rtol=rtol)
