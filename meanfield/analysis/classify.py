@@ -96,19 +96,23 @@ def _series_vote(get, th: Thresholds) -> tuple[str | None, int | None, str, str]
     if regularity != "irregular":
         dim, spread, line_period = get("torus_dim"), get("curve_spread"), get("line_period")
         near, near_spread, near_decay = get("near_period"), get("near_spread"), get("near_decay")
-        # concentrated near p points, and approaching them (or leaving them) or too still to show any rotation:
-        # a slow cycle or a laminar phase, not a torus, whatever the exponents say (docs/classification.md §4)
+        # concentrated near p points, and approaching them (or leaving them) or too still to show a rotation
+        # (a drift of π W |ρ − m/p| of the extent, |ρ − m/p| within the lines' rational_tol): a slow cycle or a
+        # laminar phase, not a torus, whatever the exponents say (docs/classification.md §4)
         slow = near is not None and near_spread <= th.near_spread and near_decay is not None and \
-            (abs(near_decay) >= th.near_decay or near_spread <= th.near_still)
+            (abs(near_decay) >= th.near_decay or near_spread <= np.pi * get("window") * th.rational_tol)
         if line_period is not None:
             text += f", lines of a period-{int(line_period)} cycle not at its floor"
         elif slow:
-            how = ("slow approach to" if near_decay >= th.near_decay else
-                   "leaving (a laminar phase near)" if near_decay <= -th.near_decay else "at rest near")
+            p = int(near)
+            how = (f"slow approach to a period-{p} cycle (or a laminar phase at its ghost)"
+                   if near_decay >= th.near_decay else
+                   f"leaving a period-{p} cycle's ghost (the end of a laminar phase)"
+                   if near_decay <= -th.near_decay else f"held near a period-{p} cycle, no rotation resolved")
             return None, None, text + (
-                f", {how} a period-{int(near)} cycle (sub-series within {near_spread:.1e} of the extent, lag-{int(near)} "
-                f"residual {get('near_residual'):.1e} of the extent, {near_decay:+.2f} decades over the window): "
-                "run longer"), ""
+                f", {how}: sub-series within {near_spread:.1e} of the extent, lag-{p} residual "
+                f"{get('near_residual'):.1e} of the extent, motion slowing by {near_decay:+.2f} decades over the "
+                "window (run longer)"), ""
         elif dim is not None and 1 <= dim <= th.max_torus_dim and spread is not None and spread <= th.curve_tol:
             torus = "quasi_periodic"
             text += ", torus frequencies " + ", ".join(f"{get(f'frequency{i + 1}'):.6g}" for i in range(int(dim)))

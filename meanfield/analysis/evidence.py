@@ -75,11 +75,9 @@ class Thresholds:
         An orbit whose sub-series at a lag p ≤ min(window / ``min_repeats``, 1000) all stay within this
         fraction of the extent is concentrated near p points (§4, slow cycles).
     near_decay : float
-        Decades by which the lag-p residual of such an orbit must fall (or rise) across the window for it to
-        be a slow approach to a p-cycle (or a laminar phase leaving one), not a torus (§4).
-    near_still : float
-        Spread at or below which such an orbit is not a torus whatever its residual does: its rotation, if
-        any, is within ~3e-9·(10 000/window) of m/p, below what the lines resolve (§4).
+        Decades by which the motion of such an orbit must slow down (or speed up) across the window for it to
+        be a slow approach to a p-cycle (or a laminar phase leaving one), not a torus; one that moves less than
+        π · window · ``rational_tol`` of the extent is not a torus either: no rotation is resolved (§4).
     spectrum_samples : int
         Line frequencies are measured on the last this many samples of the window (§4).
     k_chaotic : float
@@ -120,8 +118,7 @@ class Thresholds:
     max_torus_dim: int = 3
     curve_tol: float = 0.25
     near_spread: float = 1e-2
-    near_decay: float = 0.1
-    near_still: float = 1e-4
+    near_decay: float = 0.05
     spectrum_samples: int = 16_384
     k_chaotic: float = 0.8
     max_bands: int = 100
@@ -136,7 +133,7 @@ class Thresholds:
     def __post_init__(self) -> None:
         positive = ("bound", "period_rtol", "converged_rtol", "converge_decades", "birkhoff_tol",
                     "birkhoff_chaotic", "frequency_tol", "rational_tol", "curve_tol", "lyap_zero", "lyap_rounding",
-                    "distinct_scale", "near_spread", "near_decay", "near_still")
+                    "distinct_scale", "near_spread", "near_decay")
         bad = [f"{n}={getattr(self, n)!r} (must be > 0)" for n in positive if not getattr(self, n) > 0]
         for name, low in (("min_length", 16), ("window_min", 16), ("min_repeats", 2), ("max_torus_dim", 1),
                           ("spectrum_samples", 16), ("max_bands", 1), ("chaos01_samples", 100), ("chaos01_n_c", 1)):
@@ -267,7 +264,8 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
 
     Everything is measured on the decision window (``th.window(n)`` trailing samples): amplitude, the cycle
     (:func:`~meanfield.analysis.period.find_cycle`), and only when there is none the weighted-Birkhoff drift,
-    then unless clearly irregular the torus (line frequencies, generators, rationality, section curve) and
+    then unless clearly irregular the torus (line frequencies, generators, rationality, section curve) and the
+    period it is concentrated near (a slow cycle), and
     unless clearly regular the band count, dominant lag, spectral entropy and (without exponents) 0–1 test.
     ``transient_end`` says where the approach to the attractor ended. Uses ``th`` for how to measure;
     :func:`~meanfield.analysis.classify.decide` applies the decision thresholds. Never raises on finite or divergent

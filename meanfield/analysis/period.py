@@ -7,6 +7,11 @@ a near-return lag p is ≈ 2π |pρ − m| times its amplitude (ρ the rotation 
 every lag a finite run can test, and it grows with k at lag k·p. A cycle still being approached has a residual
 that decays geometrically (like |μ|^t, μ its leading multiplier). :func:`find_cycle` accepts exactly these two
 behaviours; the decision rules and their tolerances are explained in docs/classification.md §2.
+
+A cycle whose multiplier is close to 1 (next to a saddle-node bifurcation) is approached too slowly for either:
+through the bottleneck its distance falls like 1/t, not geometrically. :func:`near_cycle` finds the period p
+near which such an orbit is concentrated and whether its motion slows down, which tells it from a torus
+(docs/classification.md §4, slow cycles).
 """
 
 from __future__ import annotations
@@ -124,10 +129,19 @@ def _residual_summary(y: np.ndarray, p: int, floor: float) -> tuple:
     return settled, top, last
 
 
-def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float) -> Cycle | None:
+def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float,
+              step_max: float = np.inf) -> Cycle | None:
     """The cycle of lag p if its residual is at the floor from some sample on (without drift at multiples
-    of p) or converges geometrically, else None (rules of :func:`find_cycle`)."""
+    of p) or converges geometrically, else None (rules of :func:`find_cycle`). ``step_max`` (the largest lag-1
+    residual) bounds every lag-p residual by ``p · step_max``: a residual above the floor over the last p
+    samples, which only the converging rule can accept, is rejected without a pass over the series when that
+    bound leaves no room for the decay it needs."""
     n = y.shape[0]
+    recent = lag_residual(y[n - 2 * p:], p)          # e_p over its last p samples (n ≥ 2p)
+    if recent.max() > floor:                         # not at the floor over the last 2p samples
+        last = max(float(recent[-1]), floor)
+        if recent[-1] <= floor or last > end_tol or p * step_max * (1 + 1e-12) < 10.0 ** decades * last:
+            return None
     settled, top, last = _residual_summary(y, p, floor)
     if n - settled >= 2 * p:  # at the floor over two full periods at least (shorter: a coincidence)
         k = max(1, (n - settled) // (2 * p))
@@ -192,11 +206,18 @@ def find_cycle(
     smallest first, when either
 
     * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
-      spanning half the settled segment is within a decade of the floor or decays geometrically
-      (no drift: a near-rational rotation's residual grows like k and stays); ``repeats = (n − s) / p``, or ``n / p``
-      when the residual before ``s`` decayed geometrically (the whole series approaches the cycle);
+      spanning half the settled segment is within a decade of the floor (throughout, or over the second half of
+      the segment) or decays geometrically (no drift: a near-rational rotation's residual grows like k and
+      stays, and so does that of a cycle still approached algebraically through a saddle-node bottleneck);
+      ``repeats = (n − s) / p``, or ``n / p`` when the residual before ``s`` decayed geometrically (the whole
+      series approaches the cycle);
     * **converging**: the envelope of ``e_p`` decays geometrically (log-linear, R² ≥ ``r2_min``) by at least
       ``decades`` decades to ``≤ converged_rtol · M`` at the end; ``repeats = n / p``.
+
+    A p with a proper divisor whose residual is at the floor over p's settled segment (for a converging p: over
+    the second half of the series) is rejected: that divisor was tried first and rejected, on the same drift
+    over more samples (the slow approach to a 3-cycle otherwise shows "period 48" once the lag-48 residual,
+    16 times the lag-3 one, has crossed the floor).
 
     A proper divisor d of the accepted p whose residual also decays geometrically (to any level, by at least
     half as many decades, and still in the second half of the series) is the period instead: near a period
@@ -206,7 +227,8 @@ def find_cycle(
     to the d-cycle.
 
     Lags are examined only if the last 16 samples recur within ``converged_rtol · M`` (cost O(n) per examined
-    lag, and almost no lag of an aperiodic series passes that test).
+    lag, and almost no lag of an aperiodic series passes that test; a series slowly settling onto a fixed point
+    passes it at every lag, which then fail on a one-pass summary of their residual).
 
     Parameters
     ----------
@@ -246,15 +268,17 @@ def find_cycle(
     lags = np.arange(1, limit + 1)
     for j in range(1, min(PREFILTER_SAMPLES, n - limit) + 1):
         lags = lags[np.max(np.abs(y[n - j - lags] - y[n - j]), axis=1) <= end_tol]
+    step_max = float(lag_residual(y, 1).max()) if lags.size else 0.0
     for p in lags.tolist():
-        cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min)
+        cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min, step_max)
         if cycle is None:
             continue
-        if cycle.settled_at is not None and any(
-                lag_residual(y[cycle.settled_at:], d).max() <= floor for d in range(1, p // 2 + 1) if p % d == 0):
-            # a multiple of a smaller lag that repeats at the floor over the same samples but was rejected (its
-            # residual at a multiple drifts: a cycle still approached algebraically, or a near-rational
-            # rotation): the same evidence rejects p, whose own multiple check spans fewer samples
+        segment = n // 2 if cycle.settled_at is None else cycle.settled_at
+        if any(lag_residual(y[segment:], d).max() <= floor for d in range(1, p // 2 + 1) if p % d == 0):
+            # a multiple of a smaller lag that repeats at the floor over the same samples (p's settled segment,
+            # or the second half for a converging p) but was rejected (its residual at a multiple drifts: a cycle
+            # still approached algebraically, or a near-rational rotation): the same evidence rejects p, whose
+            # own multiple check spans fewer samples or whose residual, (p/d) times larger, is not at the floor
             continue
         # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
         # `decades` when that one sat at the floor throughout)
@@ -287,7 +311,7 @@ class NearCycle:
         tenth, over the same among the starts in the last L samples that have one (each at least the rounding
         floor); negative when the motion sped up.
     residual : float
-        Largest lag-p residual over the last tenth, relative to the extent.
+        Largest lag-p residual over the last L + p samples, relative to the extent.
     """
 
     period: int | None
@@ -316,16 +340,16 @@ def _subseries_spread(y: np.ndarray, p: int) -> float:
 
 
 def near_cycle(x: np.ndarray, spread_tol: float = 1e-2, max_period: int = 1000, rtol: float = 1e-10) -> NearCycle:
-    """The period p near which a (trailing window of a) trajectory is concentrated, and whether its lag-p
-    residual trends (docs/classification.md §4, slow cycles).
+    """The period p near which a (trailing window of a) trajectory is concentrated, and whether its motion
+    slows down (docs/classification.md §4, slow cycles).
 
     A cycle approached with a multiplier near 1 (next to a saddle-node bifurcation, or a laminar phase near
     the ghost of one) spends the whole window near its p points: each sub-series ``x_{j+kp}`` moves by a
-    small fraction of the attractor's extent, and its step, the lag-p residual, decays (like 1/t² on the
-    algebraic approach through the bottleneck, like |μ|^t once close) or, leaving a ghost, grows. An orbit on
-    a torus is spread over its closed curve: at a near-return lag p of its rotation number ρ each sub-series
-    drifts along the curve by ≈ π W ‖pρ‖/p of the extent at a speed set by the curve (stationary), so over a
-    window of W samples it covers the whole curve unless ρ is within ~1/(πW) of m/p.
+    small fraction of the attractor's extent, and its motion slows down (its step falls like 1/t² on the
+    algebraic approach through the bottleneck, like |μ|^t once close) or, leaving a ghost, speeds up. An orbit
+    on a torus is spread over its closed curve: at a near-return lag p of its rotation number ρ each sub-series
+    drifts along the curve by ≈ π W |ρ − m/p| of the extent in W samples, at the speed the curve has where it
+    is (stationary), so it covers the whole curve unless ρ is within ~1/(πW) of m/p.
 
     Parameters
     ----------
@@ -336,8 +360,8 @@ def near_cycle(x: np.ndarray, spread_tol: float = 1e-2, max_period: int = 1000, 
     max_period : int
         Largest lag tried (at most a tenth of the series).
     rtol : float
-        Rounding floor of the residual relative to ``max |x|`` (:func:`rounding_floor`), below which the
-        trend is not measured.
+        Rounding floor relative to ``max |x|`` (:func:`rounding_floor`): displacements below it count as the
+        floor when the slowing is measured.
 
     Returns
     -------

@@ -280,10 +280,10 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
                         **options) -> AttractorContinuation:
     """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
     docstring); ``reverse`` follows them from the last value down. ``options`` (lyapunov, max_period, rtol,
-    backend) go to the fresh censuses (:func:`~meanfield.census.find.fresh_census`) and to the chain. A sweep with an ``[attractors]`` table computes the
-    same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec or a Map (:func:`find_attractors`). The
-    censuses list the cycles of a continuum one by one, as a sweep stores them (no families, docs/attractors.md
-    §2)."""
+    backend) go to the fresh censuses (:func:`~meanfield.census.find.fresh_census`) and to the chain. A sweep
+    with an ``[attractors]`` table computes the same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec
+    or a Map (:func:`find_attractors`). The censuses list the cycles of a continuum one by one, as a sweep
+    stores them (no families, docs/attractors.md §2)."""
     system = as_system(model)
     system.index(parameter)
     values = np.asarray(values, dtype=float).ravel()

@@ -31,10 +31,11 @@ from .system import as_system
 MAX_PERIOD = 256
 
 #: The confirming run of a group's representative: this many tails long, its last tail recorded. Only the k
-#: representatives run it (k ≪ starts), so a transient that outlives the census's own run by three tails is
-#: still caught (a chaotic transient of the paper model at β_o = 1.275 lasts 20 000–60 000 steps past a
-#: 40 000-step census, bench/RESULTS.md "One answer per attractor").
-CONFIRM_TAILS = 4
+#: representatives run it (k ≪ starts: a 64-start census of 40 000 steps with two groups runs 16 % more steps),
+#: so a transient that outlives the census's own run by nine tails is still caught (chaotic transients of the
+#: paper model at β_o = 1.275 last 20 000 to over 100 000 steps past a 40 000-step census, bench/RESULTS.md
+#: "One answer per attractor").
+CONFIRM_TAILS = 10
 
 
 @dataclass(frozen=True)
