@@ -79,6 +79,12 @@ def test_the_census_finds_the_one_henon_attractor_and_leaves_escapes_unresolved(
     assert census.attractors[0].fraction == pytest.approx(1 - census.unresolved_fraction)
 
 
+def test_a_census_where_every_start_escapes_has_no_attractor():
+    far = mf.Map(henon, henon_jacobian, [5.0, 5.0], {"a": 1.4, "b": 0.3}, box=([4.0, 4.0], [6.0, 6.0]))
+    census = mf.find_attractors(far, 8, 2_000, 1_000, lyapunov=True)
+    assert census.attractors == [] and census.unresolved_fraction == 1.0
+
+
 def test_henon_fold_and_flip_of_the_fixed_point():
     flip, = mf.bifurcations(HENON.replace(a=0.2), "a", (0.2, 0.5), transient=1_000)
     assert flip.kind == "period_doubling" and flip.value == pytest.approx(0.3675, abs=1e-9)

@@ -146,8 +146,9 @@ def census_of(system, prints: Fingerprints, grouping: Grouping, confirming, lane
         targets = assign_to_attractors(on, grouping.period, prints.scale[first], prints.quantiles[first],
                                        [prints.tails[i, -p:] for i, p in zip(first, grouping.period)],
                                        cycle_rtol=rtol[0], measure_rtol=rtol[1])
-    goes = _destinations(targets)
-    assignment = np.where(grouping.assignment >= 0, goes[np.maximum(grouping.assignment, 0)], -1)
+    goes = np.append(_destinations(targets), -1)                  # the last entry: where -1 (unresolved) goes
+    assignment = goes[np.where(grouping.assignment >= 0, grouping.assignment, goes.size - 1)]
+    goes = goes[:-1]
     kept = np.flatnonzero(goes == np.arange(goes.size))
     counts = np.array([np.count_nonzero(assignment[:weighed] == k) for k in kept], dtype=np.int64)
     order = kept[np.lexsort((first[kept], -counts))] if kept.size else kept
