@@ -58,11 +58,12 @@ def check(model, seed: int) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default="", help="only the sets whose name contains this")
     args = parser.parse_args()
     print("| set | censuses | attractors | agree | disagree | census `unresolved` | transients | "
           "unresolved starts (mean) | time |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, factory, values, seeds in sets(args.quick):
+    for name, factory, values, seeds in (s for s in sets(args.quick) if args.only in s[0]):
         t0 = time.perf_counter()
         n = agree = unresolved = transients = 0
         misses, lost = [], []
@@ -76,9 +77,9 @@ def main() -> None:
                     agree += same
                     unresolved += label == "unresolved"
                     transients += not stays
-                    if not same:
-                        misses.append(f"{value:.4g}/seed {seed}: census {label} p{period} vs classify {other} "
-                                      f"p{other_period}")
+                    if not same or not stays:
+                        misses.append(f"{value:.6g}/seed {seed}: census {label} p{period} vs classify {other} "
+                                      f"p{other_period}{'' if stays else ', a transient'}")
         print(f"| {name} | {len(values) * len(seeds)} | {n} | {agree} | {n - agree} | {unresolved} | {transients} | "
               f"{100 * np.mean(lost):.1f} % | {time.perf_counter() - t0:.0f} s |", flush=True)
         for miss in misses:
