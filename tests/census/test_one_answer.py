@@ -47,6 +47,19 @@ def test_every_attractor_is_what_classify_says_of_a_long_run_from_it(census_at):
     assert sum(a.fraction for a in census.attractors) + census.unresolved_fraction == pytest.approx(1.0)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("model", [mf.presets.sigma(beta_o=70.0), mf.presets.random(n_features=2, seed=3, beta_o=2.0)],
+                         ids=["sigma", "random-M2"])
+def test_other_models_give_one_answer_too(model):
+    census = mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, progress=False)
+    assert census.attractors
+    for k, a in enumerate(census.attractors):
+        verdict, where = long_run_verdict(model, census, k)
+        assert where == k and a.label == verdict.label, (k, a.reason, verdict.reason)
+        if a.label in ("fixed_point", "periodic"):
+            assert a.period == verdict.period
+
+
 def test_a_spiral_onto_the_rest_cycle_is_the_rest_cycle():
     census = mf.find_attractors(mf.presets.paper(beta_o=1.24), STARTS, STEPS, TRANSIENT, lyapunov=True,
                                 progress=False)
