@@ -16,19 +16,8 @@ import pytest
 import meanfield as mf
 from meanfield.analysis import classify
 
-
-@numba.njit
-def henon(x, p, out):
-    out[0] = 1.0 - p[0] * x[0] ** 2 + x[1]
-    out[1] = p[1] * x[0]
-
-
-@numba.njit
-def henon_jacobian(x, p, out):
-    out[0, 0] = -2.0 * p[0] * x[0]
-    out[0, 1] = 1.0
-    out[1, 0] = p[1]
-    out[1, 1] = 0.0
+from .analysis.textbook import henon_jacobian
+from .analysis.textbook import henon_step as henon
 
 
 @numba.njit
