@@ -15,9 +15,10 @@ import numpy as np
 
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
-from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, near_cycle, rounding_floor
+from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
 from meanfield.analysis.sections import distinct_count, poincare_section
+from meanfield.analysis.slow_cycles import near_cycle
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
 from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
 from meanfield.errors import AnalysisError

@@ -25,7 +25,8 @@ import pytest
 
 from meanfield.analysis import Thresholds, classify, decide
 from meanfield.analysis.evidence import EVIDENCE
-from meanfield.analysis.period import find_cycle, near_cycle
+from meanfield.analysis.period import find_cycle
+from meanfield.analysis.slow_cycles import near_cycle
 
 from .textbook import MAPS, R_PERIOD3, Case, exponents, series
 
