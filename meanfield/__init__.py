@@ -23,6 +23,7 @@ from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
 from .simulate import BatchResult, Trajectory, simulate, simulate_batch
 from .sweeps.config.runfile import RunSpec, load_run
 from .sweeps.execute.run import sweep
+from .sweeps.results.dataset import sweep_results
 from .sweeps.store import open_run
 from .version import __version__
 
@@ -30,5 +31,5 @@ __all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSER
            "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors",
            "continue_attractors", "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
-           "load_run", "open_run", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
+           "load_run", "open_run", "sweep_results", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
            "FiniteBatch", "finite_weights", "aligned_start", "__version__"]

@@ -42,6 +42,9 @@ KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.analysis
 OWNERS = {"h5py": ("meanfield.sweeps.store",), "matplotlib": ("meanfield.plots",)}
 #: What the generic analysis may import from the package.
 ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors")
+#: The figures draw Datasets and decide nothing: they read result files through the store and never import the
+#: sweep's execution or the code that decides its labels and transitions (docs/architecture.md).
+PLOTS_MAY_NOT_IMPORT = ("meanfield.sweeps.execute", "meanfield.sweeps.results")
 
 
 def package_modules() -> dict:
@@ -143,6 +146,8 @@ def violations(modules: dict) -> list:
                 out.append(f"{name} imports {target}: kernels import only {list(KERNELS_MAY_IMPORT)}")
             if part == "analysis" and not within(target, ANALYSIS_MAY_IMPORT):
                 out.append(f"{name} imports {target}: the generic analysis imports only meanfield.errors")
+            if part == "plots" and within(target, PLOTS_MAY_NOT_IMPORT):
+                out.append(f"{name} imports {target}: the figures import nothing of {list(PLOTS_MAY_NOT_IMPORT)}")
             room, other_room = sweeps_part_of(name), sweeps_part_of(target)
             if room is not None and other_room is not None and other_room != room:
                 if room not in SWEEPS_FLOOR:
@@ -185,6 +190,8 @@ BROKEN = {
                                                                      False)},
     "a loose module in sweeps": {"meanfield.sweeps.extra": ("from .config.runfile import RunSpec\n", False)},
     "matplotlib outside plots": {"meanfield.studies.pid": ("import matplotlib.pyplot as plt\n", False)},
+    "a figure deciding labels": {"meanfield.plots.sweep": ("def f():\n    from ..sweeps.results import labels\n",
+                                                           False)},
     "an import of the face": {"meanfield.cli.plot": ("from .. import __version__\n", False)},
     "a circle": {"meanfield.sweeps.store.a": ("from . import b\n", False),
                  "meanfield.sweeps.store.b": ("from .a import x\n", False)},
@@ -229,6 +236,33 @@ def test_a_crowded_function_is_found():
     source = f"def f({twelve}, *, k=1):\n    pass\ng = lambda {twelve}: 0\n"      # 13 and 12 parameters
     found = crowded_functions({"meanfield.extra": (source, False)})
     assert found == ["meanfield.extra:1 f (13 parameters)"]
+
+
+#: The longest a function of the package may be, in lines from its ``def`` to its last line (docstring
+#: included): a longer one does several things, which get names of their own.
+MAX_LINES = 120
+
+
+def long_functions(modules: dict) -> list:
+    """'module:line name (n lines)' for every function (nested ones too) longer than MAX_LINES."""
+    found = []
+    for name, (source, _) in sorted(modules.items()):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_LINES:
+                    found.append(f"{name}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_is_longer_than_120_lines():
+    assert long_functions(package_modules()) == []
+
+
+def test_a_long_function_is_found():
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_LINES))
+    source = f"def short():\n    pass\n\n\ndef f():\n{body}"            # f: 1 + 120 lines
+    assert long_functions({"meanfield.extra": (source, False)}) == [f"meanfield.extra:5 f ({MAX_LINES + 1} lines)"]
 
 
 #: The one module that names the labels (docs/classification.md §6); every other module reads its table.

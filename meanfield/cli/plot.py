@@ -33,27 +33,31 @@ def run(args):
     read_sweep(args.path)                            # StoreError unless it is a readable sweep file
     output = args.output or os.path.splitext(args.path)[0] + f"_{args.kind}.png"
     check_figure_path(output)
-    if args.kind == "bifurcation":
-        from ..plots.sweep import bifurcation_figure
-        fig = bifurcation_figure(args.path, feature=args.feature)
-    elif args.kind == "density":
+    if args.kind == "density":
         from ..plots.bifurcation import plot_density_bifurcation
         fig = plot_density_bifurcation(args.path, feature=args.feature)
-    elif args.kind == "classes":
-        from ..plots.sweep import class_bifurcation
-        fig = class_bifurcation(args.path, feature=args.feature)
-    elif args.kind == "lyapunov":
-        from ..plots.sweep import lyapunov_vs_parameter
-        fig = lyapunov_vs_parameter(args.path, k=args.k)
     elif args.kind == "attractors":
         fig = _attractors(args.path, args.feature)
     else:
-        from ..plots.sweep import class_map
-        fig = class_map(args.path)
+        fig = _classified(args)
     if os.path.dirname(output):
         os.makedirs(os.path.dirname(output), exist_ok=True)
     fig.savefig(output, dpi=200)
     report(args, f"wrote {output}")
+
+
+def _classified(args):
+    """The figures of a sweep's labels, drawn from :func:`~meanfield.sweeps.results.dataset.sweep_results`."""
+    from ..plots import sweep as figures
+    from ..sweeps.results.dataset import sweep_results
+    results = sweep_results(args.path)
+    if args.kind == "bifurcation":
+        return figures.bifurcation_figure(results, feature=args.feature)
+    if args.kind == "classes":
+        return figures.class_bifurcation(results, feature=args.feature)
+    if args.kind == "lyapunov":
+        return figures.lyapunov_vs_parameter(results, k=args.k)
+    return figures.class_map(results)
 
 
 def _attractors(path: str, feature: int):

@@ -112,14 +112,13 @@ def run(args):
     if args.plot:
         if os.path.dirname(args.plot):
             os.makedirs(os.path.dirname(args.plot), exist_ok=True)
+        from ..plots import sweep as figures
+        from ..sweeps.results.dataset import sweep_results
         if spec.finite is not None:
-            from ..plots.sweep import finite_error_figure
-            fig = finite_error_figure(path)
+            fig = figures.finite_error_figure(path)
         elif len(spec.axes) == 1:
-            from ..plots.sweep import bifurcation_figure
-            fig = bifurcation_figure(path)
+            fig = figures.bifurcation_figure(sweep_results(path))
         else:
-            from ..plots.sweep import class_map
-            fig = class_map(path)
+            fig = figures.class_map(sweep_results(path))
         fig.savefig(args.plot, dpi=200)
         report(args, f"wrote {args.plot}")

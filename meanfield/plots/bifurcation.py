@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.colors import LogNorm
 
 from ..errors import ConfigError
-from ..sweeps.store import read_sweep
+from .data import one_axis, sweep_dataset, sweep_run
 from .style import AXIS_SYMBOLS, follow_data, label, paper_style, plt
 
 
@@ -20,12 +20,13 @@ def occupied_range(hist: np.ndarray, edges: np.ndarray) -> tuple:
 
 
 @paper_style
-def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None, colorbar: bool = True):
-    """Figure of ``hist[:, feature, :]`` of the sweep file ``path`` against its single grid axis.
+def plot_density_bifurcation(sweep, feature: int = 0, band: bool = True, ax=None, colorbar: bool = True):
+    """Figure of ``hist[:, feature, :]`` of a 1-D sweep against its grid axis.
 
     Parameters
     ----------
-    path : a sweep file written by :func:`meanfield.sweep`.
+    sweep : the sweep as a Dataset (:func:`meanfield.open_run`, :func:`meanfield.sweep_results`) or the path of a
+        sweep file written by :func:`meanfield.sweep`.
     feature : which feature of the reduced observable to plot (0-based; the paper's panels use 0).
     band : overlay the stored Poincaré band points of the pairs whose plotted feature is ``feature``.
     ax : a matplotlib Axes to draw into (default: a new figure).
@@ -34,20 +35,18 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None,
     Returns the matplotlib Figure. Points not yet computed stay white; divergent points (their PID loop was
     stopped, docs/model.md §5.3, so they have no orbit) are red columns; the y range is that of the visited bins.
     """
-    data = read_sweep(path, ("hist", "done", "diverged_at") + (("band_values", "pair_plotted") if band else ()))
-    if len(data.axes) != 1:
-        raise ConfigError(f"plot_density_bifurcation: the sweep has axes {data.axes}; it needs a 1-D sweep")
-    run = data.run
-    x = data.coords[data.axes[0]]
-    n_features = data.arrays["hist"].shape[1]
+    ds = sweep_dataset(sweep, ("hist", "done"))
+    axis, x = one_axis(ds)
+    run = sweep_run(ds)
+    n_features = ds["hist"].shape[1]
     if not 0 <= feature < n_features:
         raise ConfigError(f"feature = {feature} is not allowed: must be in 0..{n_features - 1}")
-    hist = data.arrays["hist"][:, feature, :].astype(np.float64)
-    done = data.arrays["done"].astype(bool)
+    hist = ds["hist"].values[:, feature, :].astype(np.float64)
+    done = ds["done"].values.astype(bool)
     points = []
-    if "band_values" in data.arrays:
-        for n in np.flatnonzero(data.arrays["pair_plotted"] == feature):
-            values = data.arrays["band_values"][:, n, :]
+    if band and "band_values" in ds:
+        for n in np.flatnonzero(ds["pair_plotted"].values == feature):
+            values = ds["band_values"].values[:, n, :]
             xs = np.broadcast_to(x[:, None], values.shape)
             keep = np.isfinite(values) & done[:, None]
             points.append((xs[keep], values[keep]))
@@ -66,13 +65,13 @@ def plot_density_bifurcation(path, feature: int = 0, band: bool = True, ax=None,
                       norm=LogNorm(vmin=1.0 / recorded, vmax=1.0), extent=[x[0] - step / 2, x[-1] + step / 2, lo, hi])
     for xs, ys in points:
         ax.plot(xs, ys, ",", color="tab:cyan", alpha=0.6, rasterized=True)
-    if "diverged_at" in data.arrays:
-        mark_columns(ax, x, done & (data.arrays["diverged_at"] >= 0))
+    if "diverged_at" in ds:
+        mark_columns(ax, x, done & (ds["diverged_at"].values >= 0))
     follow_data(ax, *occupied_range(hist[done], edges))
     if colorbar:
         bar = fig.colorbar(image, ax=ax, pad=0.01, fraction=0.04, aspect=25)
         bar.set_label("fraction of steps in bin")
-    ax.set_xlabel(AXIS_SYMBOLS.get(data.axes[0], data.axes[0]))
+    ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(run["reductions"]["observable"], feature))
     ax.set_title(f"{run['name']}: {int(done.sum())}/{len(done)} points, {run['steps'] - run['transient']} "
                  "recorded steps each", loc="left")

@@ -8,9 +8,8 @@ import numpy as np
 from ..analysis import LABELS, MISSING, label_names
 from ..analysis.labels import CYCLES
 from ..errors import ConfigError
-from ..sweeps.results.labels import point_labels
-from ..sweeps.store import read_refinements, read_sweep
 from .bifurcation import mark_columns, plot_density_bifurcation
+from .data import one_axis, sweep_axes, sweep_dataset, sweep_run
 from .style import (
     AXIS_SYMBOLS,
     BACKGROUND_ALPHA,
@@ -25,51 +24,43 @@ from .style import (
 )
 
 
-def _one_axis(data):
-    if len(data.axes) != 1:
-        raise ConfigError(f"this figure needs a 1-D sweep; the file has axes {data.axes}")
-    return data.axes[0], data.coords[data.axes[0]]
-
-
-def _transitions(path):
-    """Located transitions of a 1-D sweep (grid and refinement rounds), or [] when the file has none."""
-    from ..sweeps.results.refine import classified_points, transitions
-    return transitions(*classified_points(path)[1:])
-
-
-def _mark_transitions(ax, found) -> None:
-    """A thin dashed line at the middle of every located transition's bracket."""
-    for t in found:
-        ax.axvline(0.5 * (t.low + t.high), color="0.4", lw=0.5, ls="--", zorder=0)
+def _mark_transitions(ax, ds) -> bool:
+    """A thin dashed line at the middle of every transition bracket the Dataset holds; whether there was one."""
+    if "transition_low" not in ds:
+        return False
+    for low, high in zip(ds["transition_low"].values, ds["transition_high"].values):
+        ax.axvline(0.5 * (low + high), color="0.4", lw=0.5, ls="--", zorder=0)
+    return ds.sizes["transition"] > 0
 
 
 @paper_style
-def class_bifurcation(path, feature: int = 0, ax=None):
+def class_bifurcation(sweep, feature: int = 0, ax=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
     their Poincaré band points, divergent points (no orbit) as columns, at the grid's points and those of its
     refinement rounds; one colour-blind-safe colour per class, every class present in the legend (above the
-    axes, out of the data), the located transitions (docs/classification.md §9) as dashed lines, and a y range
-    that follows the points."""
+    axes, out of the data), the transitions (docs/classification.md §9) as dashed lines, and a y range
+    that follows the points. ``sweep``: a Dataset with labels (:func:`meanfield.sweep_results`) or the path of
+    an analysed sweep file."""
     from matplotlib.lines import Line2D
 
-    from ..sweeps.results.refine import classified_points
-    data = read_sweep(path, ("ybin", "hist", "pair_plotted", "band_values"))
-    axis, x = _one_axis(data)
-    n_features = data.arrays["hist"].shape[1]
+    ds = sweep_dataset(sweep, ("hist", "ybin", "label", "period"))
+    axis, x = one_axis(ds)
+    n_features = ds["hist"].shape[1]
     if not 0 <= feature < n_features:
         raise ConfigError(f"feature = {feature} is not allowed: must be in 0..{n_features - 1}")
     grid = x.size
-    # the grid and the points of its refinement rounds (docs/classification.md §9), in the order of classified_points
-    names = np.array([n.split("(")[0] for n in classified_points(path)[2]], dtype=object)
-    rounds = read_refinements(path, ("hist", "band_values"))
-    x = np.concatenate([x] + [r["values"] for r in rounds])
-    centres = data.arrays["ybin"]
-    hist = np.concatenate([data.arrays["hist"]] + [r["arrays"]["hist"] for r in rounds])[:, feature, :]
-    pairs = np.flatnonzero(data.arrays["pair_plotted"] == feature) if "pair_plotted" in data.arrays else []
-    band = (np.concatenate([data.arrays["band_values"]] + [r["arrays"]["band_values"] for r in rounds])[:, pairs[0], :]
-            if len(pairs) else None)
-    observable = data.run["reductions"]["observable"]
+    # the grid and the points of its refinement rounds (docs/classification.md §9)
+    refined = "refined_value" in ds
+    codes = np.concatenate([ds["label"].values] + ([ds["refined_label"].values] if refined else []))
+    names = np.array(label_names(codes), dtype=object)
+    x = np.concatenate([x] + ([ds["refined_value"].values] if refined else []))
+    centres = ds["ybin"].values
+    hist = np.concatenate([ds["hist"].values] + ([ds["refined_hist"].values] if refined else []))[:, feature, :]
+    pairs = np.flatnonzero(ds["pair_plotted"].values == feature) if "pair_plotted" in ds else []
+    band = (np.concatenate([ds["band_values"].values] + ([ds["refined_band_values"].values] if refined else []))
+            [:, pairs[0], :] if len(pairs) else None)
+    observable = sweep_run(ds)["reductions"]["observable"]
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     fig = ax.figure
@@ -96,9 +87,7 @@ def class_bifurcation(path, feature: int = 0, ax=None):
         ax.plot(xs, ys, ".", ms=0.8, color=CLASS_COLOURS[name], rasterized=True)
         handles.append(Line2D([], [], ls="", marker="o", ms=4, color=CLASS_COLOURS[name],
                               label=name.replace("_", " ")))
-    found = _transitions(path)
-    _mark_transitions(ax, found)
-    if found:
+    if _mark_transitions(ax, ds):
         handles.append(Line2D([], [], color="0.4", lw=0.5, ls="--", label="transition"))
     follow_data(ax, low, high)
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
@@ -109,19 +98,21 @@ def class_bifurcation(path, feature: int = 0, ax=None):
 
 
 @paper_style
-def bifurcation_figure(path, feature: int = 0):
+def bifurcation_figure(sweep, feature: int = 0):
     """The bifurcation diagram in both forms, orbit density (log colour scale) above the class-coloured form,
     and λ_1..λ_3 with class bands below when the sweep has exponents; the panels share the parameter axis
     (the figure at the top of the README, ``meanfield sweep RUN.toml --plot`` and ``meanfield plot
-    bifurcation``)."""
-    with_exponents = "lyapunov" in read_sweep(path, ("lyapunov",)).arrays
+    bifurcation``). ``sweep``: a Dataset with labels (:func:`meanfield.sweep_results`) or the path of an
+    analysed sweep file."""
+    ds = sweep_dataset(sweep, ("label",))
+    with_exponents = "lyapunov" in ds
     heights = [3, 3, 2] if with_exponents else [3, 3]
     fig, axes = plt.subplots(len(heights), 1, figsize=(7.0, 2.6 * len(heights)), sharex=True, layout="constrained",
                              gridspec_kw={"height_ratios": heights})
-    plot_density_bifurcation(path, feature=feature, band=False, ax=axes[0])
-    class_bifurcation(path, feature=feature, ax=axes[1])
+    plot_density_bifurcation(ds, feature=feature, band=False, ax=axes[0])
+    class_bifurcation(ds, feature=feature, ax=axes[1])
     if with_exponents:
-        lyapunov_vs_parameter(path, ax=axes[2])
+        lyapunov_vs_parameter(ds, ax=axes[2])
     for ax in axes[:-1]:
         ax.set_xlabel("")
     fig.align_ylabels(axes)
@@ -134,26 +125,28 @@ EXPONENT_STYLES = (dict(color="tab:blue", ls="-", lw=1.6), dict(color="tab:orang
 
 
 @paper_style
-def lyapunov_vs_parameter(path, k: int = 3, ax=None):
+def lyapunov_vs_parameter(sweep, k: int = 3, ax=None):
     """λ_1..λ_k (per step) against the swept parameter with ± one standard error as bands, over background
     bands coloured by class (docs/model.md §4). Coinciding exponents stay visible (distinct colours and dash
-    patterns); the legends sit outside the data."""
+    patterns); the legends sit outside the data. ``sweep``: a Dataset with labels
+    (:func:`meanfield.sweep_results`) or the path of an analysed sweep file."""
     from ..model.spec import require_int
     k = require_int("k", k, 1, len(EXPONENT_STYLES) * 3)
-    names = label_names(point_labels(path)[0])
-    data = read_sweep(path, ("lyapunov", "lyapunov_stderr"))
-    axis, x = _one_axis(data)
-    if "lyapunov" not in data.arrays:
-        raise ConfigError(f"{path!r} has no Lyapunov exponents (run the sweep with lyapunov = true)")
-    lam = data.arrays["lyapunov"][:, :k]
-    err = data.arrays.get("lyapunov_stderr", np.zeros_like(data.arrays["lyapunov"]))[:, :k]
+    ds = sweep_dataset(sweep, ("label",))
+    names = label_names(ds["label"].values)
+    axis, x = one_axis(ds)
+    if "lyapunov" not in ds:
+        raise ConfigError(f"{ds.encoding.get('source', 'the sweep')!r} has no Lyapunov exponents (run the sweep "
+                          "with lyapunov = true)")
+    lam = ds["lyapunov"].values[:, :k]
+    err = ds["lyapunov_stderr"].values[:, :k] if "lyapunov_stderr" in ds else np.zeros_like(lam)
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 2.6), layout="constrained")
     fig = ax.figure
     step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
     for value, name in zip(x, names):
         ax.axvspan(value - step / 2, value + step / 2, color=CLASS_COLOURS[name], alpha=BACKGROUND_ALPHA, lw=0)
-    _mark_transitions(ax, _transitions(path))
+    _mark_transitions(ax, ds)
     finite = np.isfinite(lam)
     for j in range(lam.shape[1]):
         style = EXPONENT_STYLES[j % len(EXPONENT_STYLES)]
@@ -175,15 +168,17 @@ def lyapunov_vs_parameter(path, k: int = 3, ax=None):
 
 
 @paper_style
-def finite_error_figure(path, ax=None):
+def finite_error_figure(sweep, ax=None):
     """Distance of the finite-N network to the aligned mean field against N, one line per value of the
-    other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, docs/model.md §6.3)."""
-    data = read_sweep(path, ("finite_error", "finite_error_stderr"))
-    axes = data.axes
-    if "finite_error" not in data.arrays or axes[-1] != "n_bits" or len(axes) != 2:
-        raise ConfigError(f"{path!r} is not a finite-N sweep over one parameter and n_bits")
-    values, n_bits = data.coords[axes[0]], data.coords["n_bits"]
-    error, stderr = data.arrays["finite_error"], data.arrays["finite_error_stderr"]
+    other grid axis, log–log with N^{-1/2} for reference (a sweep with a ``[finite]`` table, docs/model.md §6.3).
+    ``sweep``: a Dataset or the path of a sweep file."""
+    ds = sweep_dataset(sweep)
+    axes = sweep_axes(ds)
+    if "finite_error" not in ds or axes[-1] != "n_bits" or len(axes) != 2:
+        raise ConfigError(f"{ds.encoding.get('source', 'the sweep')!r} is not a finite-N sweep over one parameter "
+                          "and n_bits")
+    values, n_bits = ds[axes[0]].values, ds["n_bits"].values
+    error, stderr = ds["finite_error"].values, ds["finite_error_stderr"].values
     if ax is None:
         fig, ax = plt.subplots(figsize=(5.0, 3.0), layout="constrained")
     fig = ax.figure
@@ -196,22 +191,24 @@ def finite_error_figure(path, ax=None):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("semantic bits $N$")
-    aligned = data.run['finite']['aligned_steps']
+    run = sweep_run(ds)
+    aligned = run['finite']['aligned_steps']
     ax.set_ylabel(r"$\langle|m^{o,se}_N - m^{o,se}_{MF}|\rangle$" + f", first {aligned} steps")
-    ax.set_title(f"{data.run['name']}: {data.run['finite']['replicas']} replicas per point", loc="left")
+    ax.set_title(f"{run['name']}: {run['finite']['replicas']} replicas per point", loc="left")
     legend_outside(ax)
     return fig
 
 
 @paper_style
-def class_map(path, ax=None):
-    """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x)."""
-    codes = point_labels(path)[0]
-    data = read_sweep(path)
-    axes = data.axes
+def class_map(sweep, ax=None):
+    """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x). ``sweep``: a Dataset with
+    labels (:func:`meanfield.sweep_results`) or the path of an analysed sweep file."""
+    ds = sweep_dataset(sweep, ("label",))
+    codes = ds["label"].values
+    axes = sweep_axes(ds)
     if len(axes) != 2:
         raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
-    x, y = data.coords[axes[0]], data.coords[axes[1]]
+    x, y = ds[axes[0]].values, ds[axes[1]].values
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
     fig = ax.figure

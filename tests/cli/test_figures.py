@@ -35,7 +35,7 @@ def traj():
 
 
 def test_the_bifurcation_figure(inputs):
-    fig = bifurcation_figure(inputs / "sweep.h5")
+    fig = bifurcation_figure(mf.sweep_results(inputs / "sweep.h5"))
     assert_nothing_clipped(fig)
     assert_legends_outside(fig)
     bars = [ax for ax in fig.axes if ax.get_ylabel() == "fraction of steps in bin"]
@@ -56,13 +56,13 @@ def test_the_bifurcation_figure(inputs):
 
 def test_the_class_map_and_its_legend_fit(inputs):
     from meanfield.plots.sweep import class_map
-    fig = class_map(inputs / "map.h5")
+    fig = class_map(mf.sweep_results(inputs / "map.h5"))
     assert_nothing_clipped(fig)
     plt.close(fig)
 
 
 def test_lyapunov_exponents_keep_their_styles_and_errors(inputs):
-    fig = lyapunov_vs_parameter(inputs / "sweep.h5", k=3)
+    fig = lyapunov_vs_parameter(mf.sweep_results(inputs / "sweep.h5"), k=3)
     ax = fig.axes[0]
     lines = [line for line in ax.get_lines() if line.get_label().startswith("$")]
     assert len({(line.get_color(), str(line.get_linestyle())) for line in lines}) == 3

@@ -300,7 +300,7 @@ def test_divergent_points_are_labelled_and_drawn(client, tmp_path):
     assert diverged[:2].tolist() == [-1, -1] and diverged[2] >= 0
     codes = point_labels(out)[0]
     assert codes[2] == LABELS.index("divergent") and LABELS.index("divergent") not in codes[:2]
-    fig = bifurcation_figure(out)
+    fig = bifurcation_figure(mf.sweep_results(out))
     for ax in fig.axes[:2]:
         columns = [p for p in ax.patches if p.get_label() == "divergent"]
         assert len(columns) == 1

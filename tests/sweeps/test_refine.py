@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
 import pytest
 from dask.distributed import Client
 
@@ -49,6 +50,31 @@ def test_refinement_brackets_every_transition_and_resumes(swept, tmp_path):
     assert refine(fresh, 0.01, progress=False) == found
     assert refine(path, 0.01, progress=False) == found                # nothing left to do
     assert "located transitions in beta_o (resolution 0.01)" in transition_table("beta_o", found, 0.01)
+
+
+def test_the_results_dataset_carries_the_rounds_and_the_transitions(swept, tmp_path):
+    """mf.sweep_results: the labels decided now, every refinement round's points (read back with h5py) and the
+    transitions that refine located, which the figures draw without deciding anything."""
+    from meanfield.plots.sweep import class_bifurcation
+    path = tmp_path / "d.h5"
+    shutil.copy(swept, path)
+    with pytest.raises(ConfigError, match="sweep_results"):
+        class_bifurcation(path)                           # an unanalysed file holds no labels to draw
+    found = refine(path, 0.02, progress=False)
+    with h5py.File(path, "r") as f:
+        rounds = [f["refine"][r] for r in sorted(f["refine"])]
+        values = np.concatenate([r["beta_o"][...] for r in rounds])
+        hist = np.concatenate([r["hist"][...] for r in rounds])
+    ds = mf.sweep_results(path)
+    assert [mf.analysis.LABELS[c] for c in ds["label"].values] == ["fixed_point", "chaotic"]
+    assert ds["refined_value"].values.tolist() == values.tolist()
+    assert np.array_equal(ds["refined_hist"].values, hist) and ds["refined_hist"].dims[0] == "refined"
+    located = list(zip(ds["transition_low"].values, ds["transition_high"].values, ds["transition_below"].values,
+                       ds["transition_above"].values))
+    assert located == [(t.low, t.high, t.below, t.above) for t in found]
+    fig = class_bifurcation(ds)
+    dashed = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == len(found)                      # one line per transition
 
 
 @pytest.mark.slow  # CLI processes: CI, not the fast loop
