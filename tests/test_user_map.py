@@ -112,6 +112,10 @@ def test_mirror_attractors_of_a_symmetric_map_have_mirror_basins(a, label, perio
     np.testing.assert_allclose(first, -second[::-1], atol=0.05 * census.attractors[0].scale)
     # each basin half of the starts: within three binomial standard errors √(¼/400) = 0.025
     assert abs(census.attractors[0].fraction - 0.5) < 3 * 0.025
+    # printed, a census is a line per attractor, not its arrays
+    lines = repr(census).splitlines()
+    assert lines[0] == "Census of 400 starts: 2 attractors, 0.0% unresolved" and len(lines) == 3
+    assert lines[1].startswith(f"  #0 {label}{'(2)' if label == 'periodic' else ''}: ")
 
 
 def test_a_line_of_fixed_points_is_one_family():

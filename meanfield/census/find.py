@@ -67,7 +67,11 @@ class Attractor:
     family: int = 0
 
 
-@dataclass(frozen=True)
+#: Attractors listed by ``repr(census)``.
+SHOWN = 12
+
+
+@dataclass(frozen=True, repr=False)
 class Census:
     """What :func:`find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the index
     into ``attractors`` of each start (−1: unresolved — not settled, or in a group that was not confirmed),
@@ -80,6 +84,18 @@ class Census:
     @property
     def unresolved_fraction(self) -> float:
         return float(np.mean(self.assignment < 0))
+
+    def __repr__(self) -> str:
+        """A line per attractor (the first :data:`SHOWN`), not its arrays: label, period, fraction ± SE, family."""
+        lines = [f"Census of {self.assignment.size} starts: {len(self.attractors)} attractors, "
+                 f"{self.unresolved_fraction:.1%} unresolved"]
+        for i, a in enumerate(self.attractors[:SHOWN]):
+            period = f"({a.period})" if a.label == "periodic" else ""
+            family = f", family of {a.family}" if a.family else ""
+            lines.append(f"  #{i} {a.label}{period}: {a.fraction:.1%} ± {a.fraction_stderr:.1%}{family}")
+        if len(self.attractors) > SHOWN:
+            lines.append(f"  ... {len(self.attractors) - SHOWN} more (census.attractors)")
+        return "\n".join(lines)
 
 
 def _starts(system, starts, seed: int) -> list:
@@ -198,7 +214,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     ----------
     model : ModelSpec or Map
         The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.analysis.Map`).
-    starts : int or list of states
+    starts : int, list of State or list of numpy.ndarray
         A number of starts from the system's default sampler (for the attention model: uniform windows in
         [−1, 1], the checkpoint's positional phase, seeded by ``seed``, :mod:`meanfield.census.starts`; for a
         Map: uniform in its box), or the starts themselves (States, or a Map's arrays).
@@ -206,7 +222,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
         The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
         aperiodic sets, enough samples of the measure (docs/attractors.md §4). Each group's representative
-        then runs on for :data:`CONFIRM_TAILS` tails more (its confirmation, module docstring).
+        then runs on for :data:`~meanfield.census.find.CONFIRM_TAILS` tails more (its confirmation, module docstring).
     lyapunov : bool or int
         Exponents of the confirming runs (as :func:`simulate_batch`), with block standard errors: the
         classifier's decision uses them (docs/classification.md §6).
@@ -223,8 +239,8 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
 
     Returns
     -------
-    Census
-        The cycles that move with the start are one entry per family (:mod:`.families`).
+    ~meanfield.census.find.Census
+        The cycles that move with the start are one entry per family (:mod:`~meanfield.census.families`).
     """
     check_census_options(steps, transient, max_period, rtol)
     system = as_system(model)

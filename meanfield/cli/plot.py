@@ -68,7 +68,7 @@ def _attractors(path: str, feature: int):
     try:
         up = open_attractors(path, "up")
     except KeyError as exc:
-        raise ConfigError(str(exc).strip("'\"")) from None
+        raise ConfigError(exc.args[0]) from None
     if up["fraction"].ndim != 2:
         raise ConfigError(f"plot attractors: {path!r} holds a 2-D census; select a line with xarray "
                           "(meanfield.sweeps.store.census.open_attractors) and draw it with "

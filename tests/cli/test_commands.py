@@ -46,6 +46,12 @@ def test_quiet_and_the_log_file(workdir, capsys):
     assert "Traceback" in open("run.log", encoding="utf-8").read()      # the log keeps the details
 
 
+def test_a_sweep_without_a_census_is_named_whole(workdir, capsys):
+    assert cli(["plot", "attractors", "sweep.h5", "-o", "census.png"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'sweep.h5' holds no attractor census 'up'" in err, err
+
+
 def test_compare_writes_into_a_directory_or_with_a_prefix(workdir, capsys):
     assert cli(["compare", "sweep.h5", "--probe", "1", "-o", "new_dir/"]) == 0
     assert sorted(os.listdir("new_dir")) == ["pid_compare.csv", "pid_compare.md", "pid_compare.png",
