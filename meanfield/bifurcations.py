@@ -232,9 +232,10 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
 
     Returns
     -------
-    Located
-        A list of :class:`Bifurcation` (``kind``, ``value``, ``multipliers``, ``period`` — the N of the orbit —,
-        ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per N steps) with the continued
+    ~meanfield.bifurcations.Located
+        A list of :class:`~meanfield.analysis.Bifurcation` (``kind``, ``value``, ``multipliers``, ``period`` —
+        the N of the orbit —, ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per N
+        steps) with the continued
         branch as ``.branch``.
     """
     if isinstance(model, Map):

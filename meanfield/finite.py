@@ -210,15 +210,17 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
     replicas : int
         Independent networks per point. Replica r draws from the stream (seed, r) at every point
         (common random numbers), so a result does not depend on the batch it was computed in.
-    parameters : dict name -> 1-D array, optional
+    parameters : dict of {name: 1-D array}, optional
         Scalar parameters varied over the points, as in :func:`meanfield.simulate_batch`.
-    seed : int in [0, 2^64)
-    x0 : None or (n_bits + P) ±1 vector
-        Start token; None is W^o[0] with its own PE bits (docs/model.md §6.3).
+    seed : int
+        In [0, 2^64).
+    x0 : None or numpy.ndarray
+        Start token, a ±1 vector of n_bits + P entries; None is W^o[0] with its own PE bits (docs/model.md §6.3).
     weights : dict, optional
         Explicit source matrices (:func:`finite_weights`); default the model's.
-    sampler : "binomial" (exact Binomial draw per column class) or "bits" (every bit drawn; same
-        distribution, N uniform numbers per step).
+    sampler : "binomial" or "bits"
+        "binomial": an exact Binomial draw per column class; "bits": every bit drawn (the same distribution,
+        N uniform numbers per step).
     """
     n_bits = require_int("n_bits", n_bits, 1)
     context = model.context

@@ -211,24 +211,29 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     model : ModelSpec
     steps, transient : int
         Iterations t = 0..steps-1; observables and exponents from t = transient on (docs/model.md §3, §4).
-    parameters : dict name -> 1-D array, optional
+    parameters : dict of {name: 1-D array}, optional
         Scalar parameters varied over the points (:data:`meanfield.model.spec.SCALAR_PARAMETERS`).
-    start : None, State or list of States
+    start : None, State or list of State
         None = the model's checkpoint; token starts via :meth:`State.from_token`.
     lyapunov : bool or int
         False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
         a gain in ``parameters``) or the k leading exponents (:mod:`meanfield.model.run_rules`). Needs a full
         window (D = L) at t = transient.
-    record, record_every : observables to record and the decimation.
+    record : str or list of str
+        Observables to record.
+    record_every : int
+        The decimation: every ``record_every``-th iteration from ``transient`` on is recorded.
     qr_every : int, optional
-        Re-orthonormalisation interval (default :data:`DEFAULT_QR_EVERY`); QR also runs at block ends.
+        Re-orthonormalisation interval (default :data:`~meanfield.simulate.DEFAULT_QR_EVERY`); QR also runs at
+        block ends.
     n_blocks : int, optional
         Blocks for the standard errors (default min(20, steps - transient)).
-    backend : "cpu", "cuda" or "cuda:float32" (GPU extra; BackendError without a GPU).
+    backend : "cpu", "cuda" or "cuda:float32"
+        The cuda backends need the GPU extra (BackendError without a GPU).
     progress : bool, optional
         A progress bar on stderr, its ETA measured after the first piece (which includes compiling); the
-        CPU batch then runs in :data:`PROGRESS_PIECES` pieces (identical results). Default: only for batches of
-        at least :data:`PROGRESS_WORK` points × steps × (1 + exponents).
+        CPU batch then runs in :data:`~meanfield.simulate.PROGRESS_PIECES` pieces (identical results). Default:
+        only for batches of at least :data:`~meanfield.simulate.PROGRESS_WORK` points × steps × (1 + exponents).
     """
     steps, transient = check_lengths(steps, transient)
     selection = _check_record(record)

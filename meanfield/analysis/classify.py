@@ -221,7 +221,7 @@ def classify(
 
     Parameters
     ----------
-    data : array_like, Trajectory-like or batch-like
+    data : array_like, Trajectory or BatchResult (or alike)
         A series of shape (time,) or (time, features); or an object with ``.mo_se`` or ``.series`` (2-D; a
         :class:`~meanfield.analysis.maps.MapTrajectory`) and
         ``.lyapunov`` / ``.lyapunov_stderr`` (either may be None), and optionally ``.forcing_period``, such as
@@ -305,7 +305,8 @@ def classify_many(series: Any, lyapunov: Any = None, stderr: Any = None, **optio
 
     Returns
     -------
-    list of Classification, one per point.
+    list of Classification
+        One per point.
     """
     arr = as_series(series, name="series", ndim=(2, 3), finite=False)
     lam = _per_point(lyapunov, arr.shape[0], "lyapunov")

@@ -33,7 +33,7 @@ BLOCKS = 20
 class SystemRun:
     """What a system's ``run`` returns for n starts: ``states`` (n, T, F) the recorded identity series,
     ``series`` (n, T, F') the classifier's series, ``lyapunov`` and ``lyapunov_stderr`` (n, k) or None, and
-    ``finals`` (n, …) the final states (:meth:`final_state`)."""
+    ``finals`` (n, …) the final states (:meth:`~meanfield.analysis.SystemRun.final_state`)."""
 
     states: np.ndarray
     series: np.ndarray
@@ -86,7 +86,7 @@ class Map:
         ``step(x, p, out)``, ``jacobian(x, p, out)`` with float64 arrays.
     state : array_like, 1-D
         A default start (the sampler's centre, and where a run starts when none is given).
-    parameters : mapping of name → float
+    parameters : ~collections.abc.Mapping of {name: float}
         The named parameters, in the order of the vector ``p``.
     forcing_period : int
         The period q of a periodic forcing that is part of the state (1: autonomous); a cycle whose period
@@ -165,9 +165,10 @@ class Map:
         """Every start iterated ``steps`` times, states recorded from ``transient`` on (they are the identity
         and the classifier's series; ``series`` is accepted for the protocol); ``values`` gives named parameters
         per start (arrays of the starts' length); ``lyapunov``: the leading exponents (True: all) with
-        :data:`BLOCKS`-block standard errors over the same steps. A run that diverges records NaN/inf and
-        exponents of +inf (the classifier says ``divergent``). The ``backend`` is the CPU; ``series`` and
-        ``progress`` are the protocol's (a Map records its states, which are its series, and shows no bar)."""
+        :data:`~meanfield.analysis.maps.BLOCKS`-block standard errors over the same steps. A run that diverges
+        records NaN/inf and exponents of +inf (the classifier says ``divergent``). The ``backend`` is the CPU;
+        ``series`` and ``progress`` are the protocol's (a Map records its states, which are its series, and shows
+        no bar)."""
         if backend != "cpu":
             raise ConfigError(f"backend = {backend!r} is not allowed for a Map: 'cpu'")
         starts = [as_series(s, name="start") for s in starts]

@@ -202,8 +202,8 @@ def find_cycle(
     """The period of a (trailing window of a) trajectory, if it has one (docs/classification.md §2).
 
     With ``M = max |x|`` (the magnitude that sets float64 rounding) and ``floor`` =
-    :func:`rounding_floor` (``rtol · M``, at most 1e-6 of the attractor's extent), a lag ``p`` is accepted,
-    smallest first, when either
+    :func:`~meanfield.analysis.period.rounding_floor` (``rtol · M``, at most 1e-6 of the attractor's extent), a
+    lag ``p`` is accepted, smallest first, when either
 
     * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
       spanning half the settled segment is within a decade of the floor (throughout, or over the second half of

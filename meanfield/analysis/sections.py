@@ -51,7 +51,7 @@ def quantise(values: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -
 
     Returns
     -------
-    numpy.ndarray of int64
+    numpy.ndarray of ~numpy.int64
         Level indices, same shape as ``values``.
     """
     _check_scale(max_y, levels)
@@ -78,8 +78,9 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     "periodic", fewer than 2500 (bifurcation diagram) or 625 (phase diagram; docs/model.md §7.1) "quasi-periodic".
     The phase diagram quantises on ``[-1, 1]`` (``max_y = 1``). The count is the size of
     ``np.unique(quantise(x, max_y, levels))``, counted in one compiled pass that marks the codes of
-    ``[-max_y, max_y]`` (0 .. levels) in a table (:func:`_count_codes`; a sweep counts every feature and band
-    of every point, and sorting them was a tenth of a Figure 3 point's cost, bench/RESULTS.md).
+    ``[-max_y, max_y]`` (0 .. levels) in a table (:func:`~meanfield.analysis.sections._count_codes`; a sweep
+    counts every feature and band of every point, and sorting them was a tenth of a Figure 3 point's cost,
+    bench/RESULTS.md).
 
     Parameters
     ----------
@@ -135,8 +136,8 @@ def poincare_band(
 
     Parameters
     ----------
-    plotted, filter_values : array_like, 1-D, same length
-        Plotted feature and filter feature of the same trajectory.
+    plotted, filter_values : array_like, 1-D
+        Plotted feature and filter feature of the same trajectory (the same length).
     tol : float
         Band half-width (reference 0.001).
     max_y : float, optional

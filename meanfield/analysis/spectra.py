@@ -84,8 +84,9 @@ def dominant_frequencies(freqs: np.ndarray, power: np.ndarray, n: int = 3) -> np
 
     Parameters
     ----------
-    freqs, power : array_like, 1-D, same length
-        A spectrum as returned by :func:`power_spectrum` or :func:`power_spectrum_raw` (linear power).
+    freqs, power : array_like, 1-D
+        A spectrum as returned by :func:`power_spectrum` or :func:`power_spectrum_raw` (linear power; the same
+        length).
     n : int
         Number of peaks wanted; fewer are returned when the spectrum has fewer maxima.
 

@@ -104,9 +104,9 @@ class ModelSpec:
 
     Parameters
     ----------
-    coefficients : dict α -> (2^(M-1), M) array
+    coefficients : dict of {α: (2^(M-1), M) array}
         c^α_a(σ) of :mod:`meanfield.model.weights` (= K^α / 2^(M-1) of the reference, docs/model.md §1.1).
-    pe_weights : dict α -> (M, P) array
+    pe_weights : dict of {α: (M, P) array}
         W^α_PE, the positional-encoding part of the weights (P = 0 allowed).
     context : int
         L, the number of tokens attended.
@@ -117,7 +117,7 @@ class ModelSpec:
         (docs/model.md §1). The paper's text says γ = β_att·scaling_att = 220, but the reference's N²√M
         attention normalisation makes the effective value 220/√3 = 127.017 (docs/model.md §8); that is
         what reproduces the paper's results, and it is the default here.
-    weights : dict α -> (M, N_se+P) ±1 array, optional
+    weights : dict of {α: (M, N_se+P) ±1 array}, optional
         The matrices the tables came from (needed only to start from a token, docs/model.md §2.2).
     checkpoint : meanfield.model.state.State, optional
         Default start state (the paper preset carries the paper's checkpoint, docs/model.md §2.2).
@@ -125,8 +125,8 @@ class ModelSpec:
         PID control gains (default: none).
     sigma : meanfield.model.sigma.SigmaOrders, optional
         The orders of the reference's sigma model (docs/model.md §10); the tables and PE weights must then be
-        the ones they give (:meth:`SigmaOrders.tables`), the PE term is rectified, the PE weight is ε itself and
-        ``mo_se`` carries no factor w.
+        the ones they give (:meth:`~meanfield.model.sigma.SigmaOrders.tables`), the PE term is rectified, the PE
+        weight is ε itself and ``mo_se`` carries no factor w.
     """
 
     coefficients: dict
@@ -188,7 +188,7 @@ class ModelSpec:
 
     @property
     def tanh_signs(self) -> np.ndarray:
-        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1): the sign patterns σ_j, or
+        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1), the sign patterns σ_j; or
         the sigma model's projected sign vectors (docs/model.md §10)."""
         return sign_patterns(self.n_features) if self.sigma is None else self.sigma.tables()[0]
 
@@ -227,7 +227,7 @@ class ModelSpec:
 
     @property
     def effective_gamma(self) -> float:
-        """γ used in the softmax: ``gamma`` if set, else (1/√M)·β_att·scaling_att in the reference's order."""
+        """γ used in the softmax, ``gamma`` if set, else (1/√M)·β_att·scaling_att in the reference's order."""
         if self.gamma is not None:
             return self.gamma
         return (1 / np.sqrt(self.n_features)) * self.beta_att * self.scaling_att

@@ -133,7 +133,7 @@ class RunSpec:
 
     @cached_property
     def seed_models(self) -> dict:
-        """{seed: ModelSpec} for every value of a ``seed`` grid axis (empty without one), built once."""
+        """A ModelSpec for every value of a ``seed`` grid axis, by seed (empty without one), built once."""
         axis = self._seed_axis
         return {} if axis is None else {seed: self._build_model(seed) for seed in axis.values}
 
@@ -152,7 +152,8 @@ class RunSpec:
 
     @cached_property
     def cluster_spec(self) -> ClusterSpec:
-        """The validated ``[cluster]`` table (:mod:`.clusterspec`); :attr:`cluster` keeps it as written."""
+        """The validated ``[cluster]`` table (:mod:`~meanfield.sweeps.config.clusterspec`); :attr:`cluster` keeps
+        it as written."""
         return parse_cluster(self.cluster)
 
     @property
@@ -172,13 +173,13 @@ class RunSpec:
 
     @property
     def system(self) -> str:
-        """The system every point runs: ``"finite"`` with a ``[finite]`` table (docs/model.md §6), else
+        """The system every point runs, ``"finite"`` with a ``[finite]`` table (docs/model.md §6), else
         ``"mean_field"``; the key of the worker tasks (:data:`meanfield.sweeps.execute.tasks.TASKS`)."""
         return "mean_field" if self.finite is None else "finite"
 
     @property
     def grid_axes(self) -> tuple:
-        """The stored grid axes: :attr:`axes` (model parameters), then ``n_bits`` for a finite run."""
+        """The stored grid axes, :attr:`axes` (model parameters) then ``n_bits`` for a finite run."""
         if self.finite is None:
             return self.axes
         return self.axes + (Axis("n_bits", tuple(float(n) for n in self.finite.n_bits)),)
@@ -193,7 +194,7 @@ class RunSpec:
 
     @property
     def recorded(self) -> tuple:
-        """Observables the kernel records: the tails' and the reductions' (in OBSERVABLES order)."""
+        """Observables the kernel records, the tails' and the reductions' (in OBSERVABLES order)."""
         wanted = set(self.record.observables) | {self.reductions.observable}
         return tuple(o for o in OBSERVABLES if o in wanted)
 

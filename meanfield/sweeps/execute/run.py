@@ -62,22 +62,29 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
 
     Parameters
     ----------
-    run : RunSpec, path of a run file, or TOML text
-    out : path of the HDF5 file (docs/storage.md §5). If it exists with the same run spec the sweep resumes
+    run : RunSpec, str or os.PathLike
+        The run spec, the path of a run file, or TOML text.
+    out : str or os.PathLike
+        Path of the HDF5 file (docs/storage.md §5). If it exists with the same run spec the sweep resumes
         (computes only the missing points; ``resume=False`` refuses instead, ``resume=True`` refuses a missing
         file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
         directories are created. Each session appends a provenance record (docs/storage.md §1).
-    client, scheduler, slurm, workers : where to compute, decided once by
+    client, scheduler, slurm, workers
+        Where to compute, decided once by
         :func:`~meanfield.sweeps.config.where.where_to_compute`: an existing ``distributed.Client``, the address of
         a running scheduler, SLURM jobs from ``[cluster]`` (``slurm=True`` or ``kind = "slurm"``; ``workers`` =
         jobs), or (default) a LocalCluster of ``workers`` single-threaded processes (default: one per core).
-    overwrite : replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
+    overwrite : bool
+        Replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
         only once every point is done (stopped earlier, ``out`` is unchanged and the next call continues).
-    progress : show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
+    progress : bool
+        Show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
         compilation; workers alive and SLURM jobs on a cluster meanfield does not control) and the dashboard
         address on stderr, and say so when ``out`` is already complete.
-    retries : times a failed task is retried.
-    callback : called as ``callback(done, total)`` after each chunk is written.
+    retries : int
+        Times a failed task is retried.
+    callback : ~collections.abc.Callable, optional
+        Called as ``callback(done, total)`` after each chunk is written.
 
     Notes
     -----
