@@ -31,5 +31,5 @@ __all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSER
            "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors",
            "continue_attractors", "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
-           "load_run", "open_run", "sweep_results", "RunSpec", "simulate_finite", "simulate_finite_batch", "FiniteTrajectory",
-           "FiniteBatch", "finite_weights", "aligned_start", "__version__"]
+           "load_run", "open_run", "sweep_results", "RunSpec", "simulate_finite", "simulate_finite_batch",
+           "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start", "__version__"]
