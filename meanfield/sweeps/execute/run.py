@@ -29,6 +29,7 @@ from ..config.runfile import RunSpec, load_run
 from ..config.where import where_to_compute
 from ..store import (
     PART_SUFFIX,
+    WRITE_ERRORS,
     append_provenance,
     done_flags,
     read_points,
@@ -53,6 +54,9 @@ log = logging.getLogger(__name__)
 RETRIES = 3
 #: Seconds between two looks at the finished tasks (and at Ctrl-C).
 POLL = 0.05
+#: Whether chunks go to the journal first (docs/storage.md §8); MEANFIELD_JOURNAL=0 turns it off, only to
+#: measure what it costs (bench/RESULTS.md): a sweep without it is not rebuilt after damage.
+JOURNAL = os.environ.get("MEANFIELD_JOURNAL", "1") != "0"
 
 
 def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=None, scheduler: str | None = None,
@@ -100,6 +104,8 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with writer_lock(out):
         target = plan_output(run, out, resume, overwrite)
+        if target.note:
+            print(f"meanfield sweep: {target.note}", file=sys.stderr)
         if target.complete and not _chain_pending(run, target.work):
             if progress and target.work == out:
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
@@ -111,15 +117,15 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
             hosts = set()
             _record(f, run, connection, "create" if target.create else "resume", where.describe())
             try:
-                _compute(run, f, connection, progress, retries, callback, hosts)
+                _compute(run, f, connection, progress, retries, callback, hosts, target.journal)
                 if run.attractors is not None and not attractors_done(f, run):
                     _chain(run, f, connection.client, progress, retries)
             except BaseException as exc:
                 written = int(done_flags(f).sum())
-                _end_record(f, hosts)
-                f.close()
-                if isinstance(exc, ClusterError):        # one line: why, and what is stored
-                    raise ClusterError(f"{exc}; {target.stopped(written)}") from None
+                _close_stopped(f, hosts)
+                target.close_journal()
+                if isinstance(exc, (ClusterError, StoreError)):        # one line: why, and what is stored
+                    raise type(exc)(f"{exc}; {target.stopped(written)}") from None
                 print(f"meanfield sweep: stopped; {target.stopped(written)}", file=sys.stderr)
                 raise
             _end_record(f, hosts)
@@ -176,16 +182,30 @@ def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
         bar.close()
 
 
+def _close_stopped(f, hosts: set) -> None:
+    """Record the end of a stopped session and close the file; on a full disk HDF5 may fail both, and the
+    file is then rebuilt from its journal by the next run (docs/storage.md §8)."""
+    try:
+        _end_record(f, hosts)
+    except WRITE_ERRORS as exc:
+        log.debug("the provenance record was not completed: %s", exc)
+    try:
+        f.close()
+    except WRITE_ERRORS as exc:
+        log.debug("the file was not closed cleanly: %s", exc)
+
+
 def _end_record(f, hosts: set) -> None:
     """Complete this session's record: the machines that computed its points, when it ended, points stored."""
     if hosts:
         update_provenance(f, computed_on=sorted(hosts), ended=now(), points_done=int(done_flags(f).sum()))
 
 
-def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback, hosts: set) -> None:
+def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback, hosts: set, journal=None) -> None:
     """Submit the tasks of the points not done in ``f`` (to ``connection``, a
-    :class:`~meanfield.sweeps.execute.cluster.Connection`) and write each chunk as it arrives; the hosts that computed
-    them are added to ``hosts``."""
+    :class:`~meanfield.sweeps.execute.cluster.Connection`) and write each chunk as it arrives, first into the
+    ``journal`` (fsynced, docs/storage.md §8) then into ``f``; the hosts that computed them are added to
+    ``hosts``."""
     from dask.distributed import as_completed
 
     c, n_workers, watchdog = connection
@@ -224,6 +244,8 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
                 for future in pending.next_batch(block=False):
                     result = future.result()
                     hosts.add(result["host"])
+                    if journal is not None and JOURNAL:
+                        journal.append(result["index"], result)
                     write_points(f, run, result["index"], result)
                     del futures[future.key]
                     written += len(result["index"])

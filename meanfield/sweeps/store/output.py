@@ -9,12 +9,19 @@ which file the points go to, and when it becomes ``OUT.h5``. Called under the fi
 * ``OUT.h5`` with points of the same run spec: resumed in place (only missing points are computed).
 * ``overwrite`` (``--force``): the new run goes to ``OUT.h5.part`` and replaces ``OUT.h5`` only once every
   point is done; stopped earlier, ``OUT.h5`` is untouched and the same command continues the ``.part``.
+* The journal (docs/storage.md §8): ``OUT.h5.journal`` (``OUT.h5.part.journal`` while a ``--force`` run is
+  not finished, renamed with it) holds every finished chunk. An ``OUT.h5`` that is damaged (not readable, its
+  coordinates or run attributes changed, points failing their checksums) is rebuilt from it as a new
+  ``.part`` that replaces it; without a journal, damaged points are recomputed in place and an unreadable file
+  is refused.
 """
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from ...errors import StoreError
 from ..config.runfile import RunSpec
@@ -25,11 +32,16 @@ from . import (
     differences,
     mark_finished,
     open_sweep,
+    reading,
     require_same_run,
     require_sweep,
     sweep_nbytes,
     sweep_state,
 )
+from .journal import Journal, journal_path, read_journal
+from .recover import replay
+from .sweep import checked_names, sweep_layout
+from .verify import damage, describe
 
 
 def _gib(n: int) -> str:
@@ -47,27 +59,57 @@ class SweepOutput:
     create: bool
     done: int
     replace: bool
+    #: flat indices of points whose stored data failed their checksums (recomputed: no journal to restore them)
+    invalid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: one line on damage found in ``path`` and what is done about it (the caller prints it)
+    note: str = ""
+    journal: Journal | None = None
 
     @property
     def complete(self) -> bool:
-        return not self.create and self.done == self.run.n_points
+        return not self.create and self.done == self.run.n_points and not self.invalid.size
+
+    @property
+    def journal_path(self) -> str:
+        """The journal beside the file that ends up as ``path`` (docs/storage.md §8)."""
+        return journal_path(self.path + PART_SUFFIX if self.replace else self.path)
 
     def open(self):
-        """The work file open for writing (created, or reopened to resume); a new file that does not replace
+        """The work file open for writing (created, or reopened to resume), with the journal's records of
+        points it lacks replayed into it and the journal open for appending; a new file that does not replace
         an old one is renamed to ``path`` right away."""
         f = create_sweep(self.work, self.run, overwrite=True) if self.create else open_sweep(self.work, self.run)
-        if self.work != self.path and not self.replace:
-            os.replace(self.work, self.path)
-            self.work = self.path
+        try:
+            if self.invalid.size:
+                flags = f["done"][...].reshape(-1)
+                flags[self.invalid] = 0
+                f["done"][...] = flags.reshape(f["done"].shape)
+                f.flush()
+            replay(f, self.run, self.journal_path)
+            if self.work != self.path and not self.replace:
+                os.replace(self.work, self.path)
+                self.work = self.path
+            self.journal = Journal.start(self.journal_path, self.run, checked_names(sweep_layout(self.run)))
+        except BaseException:
+            f.close()
+            raise
         return f
 
     def finish(self, f) -> str:
-        """Stamp the finished file, close it and, with ``--force``, put it in place of the old one."""
+        """Stamp the finished file, close it and, with ``--force``, put it (and its journal) in place of the
+        old one."""
         mark_finished(f)
         f.close()
+        self.close_journal()
         if self.work != self.path:
+            if os.path.exists(self.journal_path):
+                os.replace(self.journal_path, journal_path(self.path))
             os.replace(self.work, self.path)
         return self.path
+
+    def close_journal(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
 
     def stopped(self, written: int) -> str:
         """One line on what a stopped run left behind."""
@@ -85,16 +127,60 @@ def _readable_state(path):
         return None
 
 
+def _examine(path) -> tuple:
+    """(state, problem, damaged points) of an existing file, reading only: ``problem`` one phrase when it is
+    not a readable sweep file with intact coordinates (None otherwise), ``damaged`` the flat indices of done
+    points whose data fail their checksums (docs/storage.md §8)."""
+    try:
+        state = sweep_state(path)
+        if state["kind"] != SWEEP_KIND:
+            return state, None, np.zeros(0, np.int64)
+        with reading(path) as f:
+            found = damage(f)
+    except StoreError as exc:
+        return None, str(exc), np.zeros(0, np.int64)
+    except (OSError, KeyError, ValueError, RuntimeError, TypeError) as exc:     # damaged past the open
+        return None, f"{path!r} is damaged ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})", \
+            np.zeros(0, np.int64)
+    grid = [bad for name, bad in found if bad is not None and "/" not in name]
+    if any(bad is None for _, bad in found):
+        return state, describe(path, found), np.zeros(0, np.int64)
+    return state, None, np.unique(np.concatenate(grid)) if grid else np.zeros(0, np.int64)
+
+
+def _damaged(run: RunSpec, path: str, state, problem, bad):
+    """The SweepOutput that repairs a damaged ``path`` (rebuilt from its journal, or its damaged points
+    recomputed in place), None when it is intact; StoreError when it cannot be repaired."""
+    journal = read_journal(journal_path(path)) if os.path.exists(journal_path(path)) else None
+    usable = journal is not None and journal.matches(run)
+    if problem is None and state["kind"] == SWEEP_KIND and differences(state, run) and usable:
+        problem = f"{path!r} holds run attributes that differ from its journal's"
+    if problem is None and not bad.size:
+        return None
+    found = problem or describe(path, [("the grid", bad)])
+    if usable:
+        points = len({int(i) for indices, _ in journal.records(checked_names(sweep_layout(run))) for i in indices})
+        note = (f"{found}; rebuilding it from {journal_path(path)}: {points}/{run.n_points} points recovered, "
+                f"{journal.dropped} damaged journal record(s) dropped, {run.n_points - points} points to compute")
+        return SweepOutput(run, path, path + PART_SUFFIX, True, 0, False, note=note)
+    if problem is not None:
+        raise StoreError(f"{problem}; a sweep killed while creating it leaves such a file: delete it and run again, "
+                         f"or replace it (--force) (no journal {journal_path(path)!r} of this run to rebuild it from)")
+    require_sweep(path, state)
+    require_same_run(path, state, run)
+    note = f"{found}; no journal to rebuild it from: those {bad.size} points are computed again"
+    return SweepOutput(run, path, path, False, state["done"] - bad.size, False, invalid=bad, note=note)
+
+
 def plan_output(run: RunSpec, path, resume: bool | None = None, overwrite: bool = False) -> SweepOutput:
     """Decide, reading only, where ``run``'s points go (see the module docstring); StoreError when ``path``
     holds something this run must not touch, or when the disk cannot hold a new file."""
     path = os.fspath(path)
     if os.path.exists(path) and not overwrite:
-        try:
-            state = sweep_state(path)
-        except StoreError as exc:
-            raise StoreError(f"{exc}; a sweep killed while creating it leaves such a file: delete it and run "
-                             "again, or replace it (--force)") from None
+        state, problem, bad = _examine(path)
+        repair = _damaged(run, path, state, problem, bad)
+        if repair is not None:
+            return repair
         require_sweep(path, state)
         if state["done"]:
             if resume is False:

@@ -17,7 +17,8 @@ from .lock import writer_lock
 from .provenance import now
 from .schema import attrs as cf_attrs
 from .schema import label_flags
-from .sweep import SWEEP_KIND, sweep_layout
+from .sweep import SWEEP_KIND, checked_names, sweep_layout
+from .verify import CHECKSUM, row_crcs
 
 if TYPE_CHECKING:                      # imported where used: xarray is slow to import
     import xarray
@@ -38,18 +39,23 @@ def _runs(shape: tuple, indices: np.ndarray):
 
 
 def write_points(f: h5py.Group, run, indices, arrays: dict) -> None:
-    """Write per-point ``arrays`` (point on axis 0, in the order of ``indices``) then set the done flags; ``f``
-    is a sweep file or a refinement group (:func:`open_refinement`)."""
+    """Write per-point ``arrays`` (point on axis 0, in the order of ``indices``) and their checksums
+    (docs/storage.md §8), then set the done flags; ``f`` is a sweep file or a refinement group
+    (:func:`open_refinement`)."""
     indices = np.asarray(indices, dtype=np.int64)
     order = np.argsort(indices, kind="stable")
     indices = indices[order]
     regions = list(_runs(run.shape, indices))
-    for name in sweep_layout(run):
-        if name == "done":
-            continue
-        data = np.asarray(arrays[name])[order]
+    layout = sweep_layout(run)
+    names = checked_names(layout)
+    crcs = np.empty((len(indices), len(names)), dtype=np.uint32)
+    for k, name in enumerate(names):
+        data = np.asarray(arrays[name])[order].astype(layout[name][1], copy=False)
+        crcs[:, k] = row_crcs(data)
         for rows, region in regions:
             f[name][region] = data[rows]
+    for rows, region in regions:
+        f[CHECKSUM][region] = crcs[rows]
     f.file.flush()
     for _, region in regions:
         f["done"][region] = 1

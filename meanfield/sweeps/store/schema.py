@@ -78,9 +78,11 @@ VARIABLES = {
 #: Flag variables: (long_name, values, meanings).
 FLAGS = {"done": ("point computed and stored", [0, 1], ["pending", "done"])}
 
-#: String coordinates.
+#: String coordinates, and the checksums (no quantity: a long_name only; docs/storage.md §8).
 STRINGS = {"evidence_key": "name of the classification evidence entry",
-           "pair": "Poincare band pair, plotted feature | filter feature (0-based)"}
+           "pair": "Poincare band pair, plotted feature | filter feature (0-based)",
+           "checked": "name of the dataset a checksum covers",
+           "checksum": "crc32 of the point's stored bytes in each checked dataset"}
 
 
 def attrs(name: str, observable: str = "mo_se") -> dict:

@@ -27,6 +27,7 @@ from .files import (
 from .provenance import now
 from .provenance import record as provenance_record
 from .schema import attrs as cf_attrs
+from .verify import CHECKED, CHECKSUM, COORDINATE_CRC, value_crc
 
 #: Suffix of a file being created: ``OUT.h5.part`` becomes ``OUT.h5`` by an atomic rename (docs/storage.md §5).
 
@@ -67,7 +68,13 @@ def sweep_layout(run: RunSpec) -> dict:
         layout.update(census_layout(run))
     if model.pe_bits == 0:
         layout = {k: v for k, v in layout.items() if "pe_bit" not in v[0]}
+    layout[CHECKSUM] = ((CHECKED,), np.uint32, 0)     # crc32 per point and dataset (docs/storage.md §8)
     return layout
+
+
+def checked_names(layout: dict) -> list:
+    """The datasets of a sweep ``layout`` that the ``checksum`` dataset covers, in its order."""
+    return [name for name in layout if name not in ("done", CHECKSUM)]
 
 
 def _coordinates(run: RunSpec, layout: dict) -> dict:
@@ -84,7 +91,8 @@ def _coordinates(run: RunSpec, layout: dict) -> dict:
                  pe_bit=np.arange(model.pe_bits), exponent=np.arange(run.lyapunov),
                  ybin=(edges[:-1] + edges[1:]) / 2, pair=[f"{p}|{q}" for p, q in spec.band_pairs],
                  band_point=np.arange(spec.band_cap), evidence_key=list(EVIDENCE),
-                 tail_step=run.transient + run.record.every * np.arange(rows - tail, rows))
+                 tail_step=run.transient + run.record.every * np.arange(rows - tail, rows),
+                 checked=checked_names(sweep_layout(run)))
     if run.attractors is not None:
         extra.update(census_coordinates(run))
     used = {d for dims, _, _ in layout.values() for d in dims}
@@ -140,6 +148,7 @@ def _populate(f: h5py.Group, run: RunSpec) -> None:
     coords = _coordinates(run, layout)
     observable = run.reductions.observable
     scales = {name: dimension(f, name, values, cf_attrs(name, observable)) for name, values in coords.items()}
+    crcs = {name: value_crc(scale[...]) for name, scale in scales.items()}
     if run.reductions.band_pairs:
         pairs = np.array(run.reductions.band_pairs)
         for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
@@ -151,7 +160,8 @@ def _populate(f: h5py.Group, run: RunSpec) -> None:
         dataset.attrs.update(cf_attrs(name, observable))
     f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
                     "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
-                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now()})
+                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now(),
+                    COORDINATE_CRC: json.dumps(crcs)})
 
 
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:
