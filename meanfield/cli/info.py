@@ -8,6 +8,8 @@ def register(sub, parents):
                                    "provenance (code version, libraries, command lines, hosts).")
     p.add_argument("path", nargs="?", help="HDF5 file written by meanfield")
     p.add_argument("--devices", action="store_true", help="list the compute devices (CPU cores, CUDA GPUs)")
+    p.add_argument("--verify", action="store_true", help="check every checksum of a sweep file (exit status 2 "
+                   "naming the first damaged dataset)")
     p.set_defaults(run=run)
 
 
@@ -21,6 +23,11 @@ def run(args):
         raise ConfigError("give a result file (meanfield info FILE.h5), or --devices")
     from ..sweeps.store import SWEEP_KIND, datasets, read_attrs
     attrs = read_attrs(args.path)
+    if args.verify and attrs.get("kind") == SWEEP_KIND:
+        from ..sweeps.store.verify import verify_file
+        checked = verify_file(args.path)
+        print(f"{args.path}: checksums verified ({checked['points']} points, {len(checked['datasets'])} datasets)")
+        return
     print(f"{args.path}: {attrs.get('kind', 'unknown kind')}")
     for key in ("run_name", "created", "finished", "steps", "transient", "record_every"):
         if key in attrs:

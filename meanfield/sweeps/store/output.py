@@ -128,9 +128,10 @@ def _readable_state(path):
 
 
 def _examine(path) -> tuple:
-    """(state, problem, damaged points) of an existing file, reading only: ``problem`` one phrase when it is
-    not a readable sweep file with intact coordinates (None otherwise), ``damaged`` the flat indices of done
-    points whose data fail their checksums (docs/storage.md §8)."""
+    """(state, problem, damaged points) of an existing file, reading only: ``problem`` one phrase on what is
+    damaged (None when nothing is), ``damaged`` the flat indices of done points whose data fail their checksums
+    (empty when the damage is not only there: the file is then unusable without its journal; docs/storage.md
+    §8)."""
     try:
         state = sweep_state(path)
         if state["kind"] != SWEEP_KIND:
@@ -142,10 +143,12 @@ def _examine(path) -> tuple:
     except (OSError, KeyError, ValueError, RuntimeError, TypeError) as exc:     # damaged past the open
         return None, f"{path!r} is damaged ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})", \
             np.zeros(0, np.int64)
-    grid = [bad for name, bad in found if bad is not None and "/" not in name]
+    grid = [(name, bad) for name, bad in found if bad is not None and "/" not in name]
     if any(bad is None for _, bad in found):
         return state, describe(path, found), np.zeros(0, np.int64)
-    return state, None, np.unique(np.concatenate(grid)) if grid else np.zeros(0, np.int64)
+    if not grid:
+        return state, None, np.zeros(0, np.int64)
+    return state, describe(path, grid), np.unique(np.concatenate([bad for _, bad in grid]))
 
 
 def _damaged(run: RunSpec, path: str, state, problem, bad):
@@ -155,15 +158,15 @@ def _damaged(run: RunSpec, path: str, state, problem, bad):
     usable = journal is not None and journal.matches(run)
     if problem is None and state["kind"] == SWEEP_KIND and differences(state, run) and usable:
         problem = f"{path!r} holds run attributes that differ from its journal's"
-    if problem is None and not bad.size:
+    if problem is None:
         return None
-    found = problem or describe(path, [("the grid", bad)])
+    found = problem
     if usable:
         points = len({int(i) for indices, _ in journal.records(checked_names(sweep_layout(run))) for i in indices})
         note = (f"{found}; rebuilding it from {journal_path(path)}: {points}/{run.n_points} points recovered, "
                 f"{journal.dropped} damaged journal record(s) dropped, {run.n_points - points} points to compute")
         return SweepOutput(run, path, path + PART_SUFFIX, True, 0, False, note=note)
-    if problem is not None:
+    if not bad.size:
         raise StoreError(f"{problem}; a sweep killed while creating it leaves such a file: delete it and run again, "
                          f"or replace it (--force) (no journal {journal_path(path)!r} of this run to rebuild it from)")
     require_sweep(path, state)

@@ -18,7 +18,7 @@ from .provenance import now
 from .schema import attrs as cf_attrs
 from .schema import label_flags
 from .sweep import SWEEP_KIND, checked_names, sweep_layout
-from .verify import CHECKSUM, row_crcs
+from .verify import CHECKSUM, damage, describe, row_crcs
 
 if TYPE_CHECKING:                      # imported where used: xarray is slow to import
     import xarray
@@ -168,12 +168,16 @@ def open_run(path: str | os.PathLike) -> xarray.Dataset:
     """A result file as one ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md): every variable with its
     coordinates and CF attributes, and for a classified sweep the ``analysis`` group's ``label`` and
     ``period`` (read into memory; the group's attributes on ``label``). Close it before resuming the sweep into
-    the same file."""
+    the same file. A sweep file's checksums are verified first: StoreError naming a damaged dataset
+    (docs/storage.md §8)."""
     import xarray
     path = os.fspath(path)
     f, locking = open_readonly(path)                   # StoreError when not readable
     with f:
         classified = "analysis" in f
+        found = damage(f) if f.attrs.get("kind") == SWEEP_KIND else []
+    if found:                                          # never hand out damaged values (docs/storage.md §8)
+        raise StoreError(describe(path, found) + "; run `meanfield sweep` on it again to repair it")
     # the locking HDF5 accepted: another handle of this process (an open xarray dataset) may hold the file
     same_locking = {"locking": locking}
     dataset = xarray.open_dataset(path, engine="h5netcdf", driver_kwds=same_locking)

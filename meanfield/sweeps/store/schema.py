@@ -73,16 +73,16 @@ VARIABLES = {
     "summary": "quantiles of the newest attention row on the attractor",
     "points": "points of the cycle (newest attention row; NaN beyond the period)",
     "unresolved": "fraction of the fresh starts in no attractor",
+    "checksum": "crc32 of the point's stored bytes in each checked dataset (docs/storage.md 8)",
 }
 
 #: Flag variables: (long_name, values, meanings).
 FLAGS = {"done": ("point computed and stored", [0, 1], ["pending", "done"])}
 
-#: String coordinates, and the checksums (no quantity: a long_name only; docs/storage.md §8).
+#: String coordinates.
 STRINGS = {"evidence_key": "name of the classification evidence entry",
            "pair": "Poincare band pair, plotted feature | filter feature (0-based)",
-           "checked": "name of the dataset a checksum covers",
-           "checksum": "crc32 of the point's stored bytes in each checked dataset"}
+           "checked": "name of the dataset a checksum covers"}
 
 
 def attrs(name: str, observable: str = "mo_se") -> dict:

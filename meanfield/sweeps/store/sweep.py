@@ -158,10 +158,11 @@ def _populate(f: h5py.Group, run: RunSpec) -> None:
         shape = run.shape + tuple(len(coords[d]) for d in dims)
         dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
         dataset.attrs.update(cf_attrs(name, observable))
-    f.attrs.update({"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
-                    "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
-                    "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE), "created": now(),
-                    COORDINATE_CRC: json.dumps(crcs)})
+    fixed = {"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
+             "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),
+             "points_total": run.n_points, "evidence_keys": json.dumps(EVIDENCE)}
+    crcs.update({f"@{name}": value_crc(str(value)) for name, value in fixed.items()})
+    f.attrs.update({**fixed, "created": now(), COORDINATE_CRC: json.dumps(crcs)})
 
 
 def create_sweep(path, run, overwrite: bool = False) -> h5py.File:

@@ -1,7 +1,8 @@
 """Checksums of a sweep file (docs/storage.md §8): per point and per dataset a crc32 of the point's stored
 bytes, in the dataset ``checksum`` over the grid axes and ``checked`` (the names of the datasets it covers),
 written with the point's data by :func:`~meanfield.sweeps.store.points.write_points`; a crc32 of every
-coordinate in the attribute ``coordinate_crc32``, written when the file is created. :func:`damage` recomputes
+coordinate, and of every attribute fixed at creation (``@name``: ``run_json``, ``run_key``, ``model`` ...), in the
+attribute ``coordinate_crc32``, written when the file is created. :func:`damage` recomputes
 them: a point marked done whose bytes differ was damaged after it was written."""
 from __future__ import annotations
 
@@ -71,7 +72,11 @@ def damage(f) -> list:
     out = []
     crcs = json.loads(f.attrs[COORDINATE_CRC]) if COORDINATE_CRC in f.attrs else {}
     for name, crc in crcs.items():
-        if name not in f or value_crc(f[name][...]) != crc:
+        if name.startswith("@"):                         # an attribute fixed at creation
+            value = f.attrs.get(name[1:])
+            if value is None or value_crc(str(value.decode() if isinstance(value, bytes) else value)) != crc:
+                out.append((name, None))
+        elif name not in f or value_crc(f[name][...]) != crc:
             out.append((name, None))
     out.extend(_group_damage(f, ""))
     if "refine" in f:
@@ -83,7 +88,8 @@ def damage(f) -> list:
 def describe(path: str, found: list) -> str:
     """One line on the first damage :func:`damage` found."""
     name, bad = found[0]
-    what = (f"coordinate {name!r} fails its checksum" if bad is None else
+    what = (f"attribute {name[1:]!r} fails its checksum" if bad is None and name.startswith("@") else
+            f"coordinate {name!r} fails its checksum" if bad is None else
             f"dataset {name!r} fails its checksums at {len(bad)} point(s) (flat index {int(bad[0])} first)")
     more = f", and {len(found) - 1} more dataset(s)" if len(found) > 1 else ""
     return f"{path!r} is damaged: {what}{more}"
