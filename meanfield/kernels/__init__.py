@@ -1,9 +1,10 @@
-"""All compiled code, importing only :mod:`meanfield.model` (and the generic quantisation of
-:mod:`meanfield.analysis.sections` for the reductions): the step shared by CPU and CUDA (:mod:`.step`) with its
+"""All compiled code, importing only :mod:`meanfield.model` (and, for the GPU's reductions, the CPU's in
+:mod:`meanfield.analysis.reductions`, which they equal): the step shared by CPU and CUDA (:mod:`.step`) with its
 vectorisable exp, tanh and log (:mod:`.lane_math`), its CPU (:mod:`.cpu`) and CUDA (:mod:`.cuda`) builds, the
-per-point reductions on either side (:mod:`.reductions`, :mod:`.cuda_reductions`), the PID tangent map
-(:mod:`.pid_tangent`) and the finite-N network (:mod:`.finite`). Importing it points numba's disk cache at a
-per-user directory (:mod:`.cache`) before any kernel is defined."""
+per-point reductions on the GPU (:mod:`.cuda_reductions`; on the CPU they are
+:mod:`meanfield.analysis.reductions`), the PID tangent map (:mod:`.pid_tangent`) and the finite-N network
+(:mod:`.finite`). Importing it points numba's disk cache at a per-user directory (:mod:`.cache`) before any
+kernel is defined."""
 from .cache import configure_cache
 
 configure_cache()

@@ -30,7 +30,9 @@ import functools
 import hashlib
 import math
 import pathlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 from numba import get_num_threads, njit
@@ -51,7 +53,7 @@ from ..model.layout import (
 )
 from ..model.layout import controlled as is_controlled
 from . import lane_math
-from .step import build_steps
+from .step import Steps, build_steps
 
 #: Lanes per tile, measured (one core, paper model): 64 beats 32 by 10-25 %, 128 gains nothing more, 16 loses
 #: 15 %, 8 more than half (LLVM's vector loops then fall back to their scalar remainder).
@@ -108,22 +110,33 @@ def _cached(tag, **options):
     return decorate
 
 
-def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> dict:
-    """The step functions of :func:`~meanfield.kernels.step.build_steps` for L = ``ring``, M = ``n_feat``,
-    J = ``n_patterns``, plus ``run_tiles`` (a range of tiles of a batch), ``window_gradient`` and
-    ``attention_jacobian`` (one point); compiled on first call, then loaded from numba's cache. One build
-    per process and key (two with one tag would share symbols, see :func:`_cached`)."""
+class TileKernels(NamedTuple):
+    """What :func:`tile_kernels` returns: ``steps``, the :class:`~meanfield.kernels.step.Steps` of
+    :func:`~meanfield.kernels.step.build_steps`, and the CPU's own ``run_tiles`` (a range of tiles of a batch),
+    ``window_gradient`` and ``attention_jacobian`` (one point)."""
+
+    steps: Steps
+    run_tiles: Callable
+    window_gradient: Callable
+    attention_jacobian: Callable
+
+
+def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> TileKernels:
+    """The CPU's kernels (:class:`TileKernels`) for L = ``ring``, M = ``n_feat``, J = ``n_patterns``: the step
+    functions of :func:`~meanfield.kernels.step.build_steps`, ``run_tiles``, ``window_gradient`` and
+    ``attention_jacobian``; compiled on first call, then loaded from numba's cache. One build per process and
+    key (two with one tag would share symbols, see :func:`_cached`)."""
     return _tile_kernels(int(ring), int(n_feat), int(n_patterns), str(math_library))
 
 
 @functools.cache
-def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) -> dict:
+def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) -> TileKernels:
     tag = f"{ring}x{n_feat}x{n_patterns}_{math_library}"
     leaf = _cached(tag, forceinline=True)
     steps = build_steps(_cached(tag, pipeline_class=NoAliasCompiler), ring, n_feat, n_patterns, leaf_jit=leaf,
                         transcendentals=MATH_LIBRARIES[math_library](leaf))
-    run_tile, L, M, J = steps["run_tile"], ring, n_feat, n_patterns
-    new_scratch = steps["scratch_allocator"](np.empty, np.float64, _cached(tag))
+    run_tile, L, M, J = steps.run_tile, ring, n_feat, n_patterns
+    new_scratch = steps.scratch_allocator(np.empty, np.float64, _cached(tag))
 
     @_cached(tag, nogil=True)
     def run_tiles(shared, tiles, out, first, stop):
@@ -140,9 +153,9 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
                      TileOutput(out.records[..., lanes], out.block_sums[tile], out.stats[tile], out.final_att[tile],
                                 out.final_depth[tile], out.final_ctrl[tile]))
 
-    token_fields, store_token, token_jacobian = steps["token_fields"], steps["store_token"], steps["token_jacobian"]
-    positional_terms, attend, control_step = steps["positional_terms"], steps["attend"], steps["control_step"]
-    attention_gradient = steps["attention_gradient"]
+    token_fields, store_token, token_jacobian = steps.token_fields, steps.store_token, steps.token_jacobian
+    positional_terms, attend, control_step = steps.positional_terms, steps.attend, steps.control_step
+    attention_gradient = steps.attention_gradient
 
     @_cached(tag)
     def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
@@ -183,8 +196,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             jac[i, i - M] = 1.0
         return jac
 
-    steps.update(run_tiles=run_tiles, window_gradient=window_gradient, attention_jacobian=attention_jacobian)
-    return steps
+    return TileKernels(steps, run_tiles, window_gradient, attention_jacobian)
 
 
 def one_lane(params, pe, att):
@@ -195,7 +207,7 @@ def one_lane(params, pe, att):
 
 def attention_jacobian(coef, signs, w_pe, params, pe, att):
     """∂A'/∂A (L·M square) of one point (``params`` (K,), ``pe`` (L, P), ``att`` (L, M), a full window)."""
-    kernel = tile_kernels(att.shape[0], att.shape[1], signs.shape[0])["attention_jacobian"]
+    kernel = tile_kernels(att.shape[0], att.shape[1], signs.shape[0]).attention_jacobian
     return kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
                   *one_lane(params, pe, att))
 
@@ -249,7 +261,7 @@ def run_batch(batch: Batch, width: int | None = None, math_library: str = "lane"
                          np.ascontiguousarray(batch.w_pe), int(batch.steps), int(batch.transient),
                          int(batch.record_every), np.ascontiguousarray(batch.selection, dtype=np.int64),
                          int(batch.qr_every))
-    run_tiles = tile_kernels(ring, n_feat, batch.signs.shape[0], math_library)["run_tiles"]
+    run_tiles = tile_kernels(ring, n_feat, batch.signs.shape[0], math_library).run_tiles
 
     def run(chunk):
         run_tiles(shared, tiles, out, chunk[0], chunk[-1] + 1)

@@ -130,7 +130,8 @@ def gpu_worker_env(i: int) -> dict:
 
 @functools.cache
 def _steps(ring: int, n_feat: int, n_patterns: int, dtype: str):
-    """The model's step functions as CUDA device functions (built once per shape, compiled on first launch)."""
+    """The model's step functions (:class:`~meanfield.kernels.step.Steps`) as CUDA device functions (built once per
+    shape, compiled on first launch)."""
     import math
 
     from .step import build_steps
@@ -158,9 +159,9 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     import numba
 
     steps = _steps(ring, n_feat, n_patterns, dtype)
-    run_tile, dt = steps["run_tile"], getattr(numba, dtype)
+    run_tile, dt = steps.run_tile, getattr(numba, dtype)
     local_array = cuda.jit(device=True, inline="always")(lambda shape, dtype: cuda.local.array(shape, dtype))
-    new_scratch = steps["scratch_allocator"](local_array, dt, cuda.jit(device=True, inline="always"))
+    new_scratch = steps.scratch_allocator(local_array, dt, cuda.jit(device=True, inline="always"))
     vectors = max(n_vec, 1)             # a closure constant: local array shapes must be literal
 
     @cuda.jit

@@ -23,8 +23,8 @@ from ..model.state import State
 def _kernel(ring: int, n_feat: int, n_patterns: int):
     """The Jacobian builder for L = ``ring``, M = ``n_feat``, J = ``n_patterns`` (one point as one lane)."""
     from .cpu import tile_kernels
-    steps = tile_kernels(ring, n_feat, n_patterns)
-    window_gradient, tangent_push = steps["window_gradient"], steps["tangent_push"]
+    kernels = tile_kernels(ring, n_feat, n_patterns)
+    window_gradient, tangent_push = kernels.window_gradient, kernels.steps.tangent_push
 
     @njit(error_model="numpy")
     def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):

@@ -6,15 +6,29 @@ One file on purpose: the functions call each other, and numba's on-disk cache is
 file a function is defined in.
 
 :func:`build_steps` takes a JIT decorator (``numba.njit`` for the CPU, ``numba.cuda.jit(device=True)`` for CUDA) and
-the model's dimensions, and returns the compiled functions. Every function takes arrays, or named tuples of arrays
-(the records of :mod:`meanfield.model.layout`, docs/model.md §3.4), in and writes arrays out: no allocation (but
-``new_scratch``, the one allocator of both backends' scratch), no Python objects. Every per-point array carries the
-points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of window slot
-``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point, and the model's
-dimensions L, M, J are compile-time constants (the loops over them unroll), so LLVM turns every lane loop into
-packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic never reads
-another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md §3.3); on the
-GPU the same functions run with one lane.
+the model's dimensions, and returns the compiled functions as one :class:`Steps`. It composes them from named
+stages, each a factory that compiles a few functions and returns them as a named tuple, the later stages calling
+the earlier stages' functions:
+
+* :func:`token_stage` (:class:`TokenStage`): the new token's mean fields, its value and key rows, attention
+  (docs/model.md §3);
+* :func:`tangent_stage` (:class:`TangentStage`): the token Jacobians, the attention gradient and the push of the
+  tangent vectors (§4, §5.2);
+* :func:`control_stage` (:class:`ControlStage`): the PID law (§5.1);
+* :func:`lyapunov_stage` (:class:`LyapunovStage`): the tangent vectors' start, step and QR (§4.2);
+* :func:`record_stage` (:class:`RecordStage`): a tile's start, records, final state and divergence freeze;
+* :func:`tile_loop` (:class:`TileLoop`): the loop over a tile's steps;
+* :func:`scratch_stage` (:class:`ScratchStage`): ``scratch_allocator``, which makes ``new_scratch``, the one
+  allocator of both backends' scratch.
+
+Every function takes arrays, or named tuples of arrays (the records of :mod:`meanfield.model.layout`, docs/model.md
+§3.4), in and writes arrays out: no allocation (but ``new_scratch``), no Python objects. Every per-point array
+carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of
+window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point, and
+the model's dimensions L, M, J are compile-time constants (the loops over them unroll), so LLVM turns every lane
+loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic
+never reads another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md
+§3.3); on the GPU the same functions run with one lane.
 
 Window layout (docs/model.md §3.3): the attention window, and the value/key rows of the tokens computed from
 it, live in ring buffers of L slots; logical row d (d = 0 newest) is slot ``(head + d) % L``, the same for
@@ -23,8 +37,8 @@ so a step computes the mean fields of one new token, L scores, one softmax and o
 a lane's depth (a start window of fewer than L rows) are masked: score -inf, weight 0.
 
 Per-point parameters ``params`` (K, lanes), the controller state ``ctrl`` (CTRL_ROWS, M, lanes) and the
-observable codes follow :mod:`meanfield.model.layout`; their indices are bound as locals of
-:func:`build_steps`, so the compiled functions hold them as closure constants, which numba's cache key
+observable codes follow :mod:`meanfield.model.layout`; the indices each stage uses, and the dimensions, are bound
+as locals of its factory, so the compiled functions hold them as closure constants, which numba's cache key
 includes (a change of the layout recompiles; an imported module global would not). Coefficient tables
 ``coef`` are (4, J, M) in feature order o, v, q, k; ``signs`` (J, M) the sign patterns (the rows G of the
 tanh arguments in the sigma model, docs/model.md §10).
@@ -41,6 +55,8 @@ backend groups points so; a GPU thread is its own tile), and an uncontrolled til
 arithmetic, so the uncontrolled map is reproduced bitwise.
 """
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,27 +64,111 @@ from ..model import layout
 from . import lane_math
 
 
+class TokenStage(NamedTuple):
+    """The functions of :func:`token_stage`."""
+
+    slot_of: Callable
+    positional_terms: Callable
+    token_fields: Callable
+    store_token: Callable
+    attend: Callable
+
+
+class TangentStage(NamedTuple):
+    """The functions of :func:`tangent_stage`."""
+
+    token_jacobian: Callable
+    attention_gradient: Callable
+    tangent_push: Callable
+
+
+class ControlStage(NamedTuple):
+    """The function of :func:`control_stage`."""
+
+    control_step: Callable
+
+
+class LyapunovStage(NamedTuple):
+    """The functions of :func:`lyapunov_stage`."""
+
+    orthonormalize_window: Callable
+    orthonormalize_controlled: Callable
+    start_tangents: Callable
+    advance_tangents: Callable
+
+
+class RecordStage(NamedTuple):
+    """The functions of :func:`record_stage`."""
+
+    record: Callable
+    save_state: Callable
+    start_tile: Callable
+    freeze_diverged: Callable
+    blank_records: Callable
+
+
+class TileLoop(NamedTuple):
+    """The function of :func:`tile_loop`."""
+
+    run_tile: Callable
+
+
+class Steps(NamedTuple):
+    """What :func:`build_steps` returns: the compiled functions of every stage (the fields of
+    :class:`TokenStage`, :class:`TangentStage`, :class:`ControlStage`, :class:`LyapunovStage`,
+    :class:`RecordStage`, :class:`TileLoop` and :class:`ScratchStage`, by name)."""
+
+    slot_of: Callable
+    positional_terms: Callable
+    token_fields: Callable
+    store_token: Callable
+    attend: Callable
+    token_jacobian: Callable
+    attention_gradient: Callable
+    tangent_push: Callable
+    control_step: Callable
+    orthonormalize_window: Callable
+    orthonormalize_controlled: Callable
+    start_tangents: Callable
+    advance_tangents: Callable
+    record: Callable
+    save_state: Callable
+    start_tile: Callable
+    freeze_diverged: Callable
+    blank_records: Callable
+    run_tile: Callable
+    scratch_allocator: Callable
+
+
 def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=None):
     """Compile the lane step functions for windows of L = ``ring`` rows, M = ``n_feat`` features and
-    J = ``n_patterns`` sign patterns; returns a dict of name -> function.
+    J = ``n_patterns`` sign patterns; returns them as a :class:`Steps`.
 
     ``jit`` compiles the functions with loops (the CPU's tells LLVM that their array arguments do not
     overlap, which they never do), ``leaf_jit`` (default ``jit``) the small loop-free ones, which the CPU
     inlines into their callers. ``transcendentals`` = (exp, tanh, log) compiled with ``leaf_jit`` replaces
     :mod:`.lane_math` (the C library's for CUDA float32 and for comparisons).
     """
-    OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ = (layout.OBS_ATT, layout.OBS_MO, layout.OBS_MO_SE, layout.OBS_MV,
-                                                  layout.OBS_MQ)
+    L, M, J = int(ring), int(n_feat), int(n_patterns)
+    leaf_jit = jit if leaf_jit is None else leaf_jit
+    exp, tanh, log = lane_math.build(leaf_jit) if transcendentals is None else transcendentals
+    tokens = token_stage(jit, leaf_jit, L, M, J, exp, tanh)
+    tangents = tangent_stage(jit, L, M, J, tokens)
+    control = control_stage(jit, M)
+    lyapunov = lyapunov_stage(jit, L, M, log, tokens, tangents)
+    records = record_stage(jit, L, M, tokens, tangents)
+    loop = tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records)
+    return Steps(**tokens._asdict(), **tangents._asdict(), **control._asdict(), **lyapunov._asdict(),
+                 **records._asdict(), **loop._asdict(), **scratch_stage(L, M, J)._asdict())
+
+
+def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
+    """The new token and attention over the window (docs/model.md §3): the ring index ``slot_of`` (compiled with
+    ``leaf_jit``), ``positional_terms``, ``token_fields``, ``store_token`` and ``attend`` (compiled with ``jit``),
+    for L, M, J as in :func:`build_steps`; returns a :class:`TokenStage`."""
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     P_BETA, P_GAMMA, P_W, P_EPS_PE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_EPS_PE
     P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
-    P_KP, P_KI, P_KD, P_RHO, P_IMAX, P_BOUND = (layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO, layout.P_IMAX,
-                                                layout.P_BOUND)
-    C_REF, C_INT, C_ERR, C_GATE, C_RAW = layout.C_REF, layout.C_INT, layout.C_ERR, layout.C_GATE, layout.C_RAW
-    L, M, J = int(ring), int(n_feat), int(n_patterns)
-    SIZE, SIZE_CONTROLLED = L * M, L * M + 2 * M
-    leaf_jit = jit if leaf_jit is None else leaf_jit
-    exp, tanh, log = lane_math.build(leaf_jit) if transcendentals is None else transcendentals
 
     @leaf_jit
     def slot_of(head, d):
@@ -173,6 +273,19 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                     acc += p[d, lane] * v_ring[slot_of(head, d), a, lane]
                 att_new[a, lane] = acc
 
+    return TokenStage(slot_of, positional_terms, token_fields, store_token, attend)
+
+
+def tangent_stage(jit, L, M, J, tokens):
+    """The tangent map's pieces (docs/model.md §4, §5.2): ``token_jacobian``, ``attention_gradient`` and
+    ``tangent_push``, calling ``tokens.slot_of`` (a :class:`TokenStage`); returns a :class:`TangentStage`."""
+    F_Q = layout.F_Q
+    P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
+    P_KP, P_KI, P_KD, P_RHO = layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO
+    C_GATE = layout.C_GATE
+    SIZE = L * M
+    slot_of = tokens.slot_of
+
     @jit
     def token_jacobian(coef, f, signs, params, h, out, slot):
         """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
@@ -258,6 +371,15 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                 for lane in range(n_lanes):
                     tangent[j, new_head * M + a, lane] = new_row[a, lane]
 
+    return TangentStage(token_jacobian, attention_gradient, tangent_push)
+
+
+def control_stage(jit, M):
+    """The PID law (docs/model.md §5.1): ``control_step``; returns a :class:`ControlStage`."""
+    P_KP, P_KI, P_KD, P_RHO, P_IMAX, P_BOUND = (layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO, layout.P_IMAX,
+                                                layout.P_BOUND)
+    C_REF, C_INT, C_ERR, C_GATE, C_RAW = layout.C_REF, layout.C_INT, layout.C_ERR, layout.C_GATE, layout.C_RAW
+
     @jit
     def control_step(params, att_ring, head, att_new, ctrl, largest):
         """Apply the PID law to the uncontrolled output ``att_new`` (a_t) in place, giving ã_t.
@@ -290,15 +412,29 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                 most = max(most, abs(integral))
             largest[lane] = -1.0 if diverged else most
 
+    return ControlStage(control_step)
+
+
+def lyapunov_stage(jit, L, M, log, tokens, tangents):
+    """The tangent vectors of the Lyapunov exponents (docs/model.md §4.2): the QR of window-sized and of
+    controlled (L·M + 2M) vectors, ``start_tangents`` and ``advance_tangents``, calling the functions of
+    ``tokens`` (a :class:`TokenStage`) and ``tangents`` (a :class:`TangentStage`); returns a
+    :class:`LyapunovStage`."""
+    F_Q, C_RAW = layout.F_Q, layout.C_RAW
+    SIZE, SIZE_CONTROLLED = L * M, L * M + 2 * M
+    slot_of = tokens.slot_of
+    token_jacobian, attention_gradient = tangents.token_jacobian, tangents.attention_gradient
+    tangent_push = tangents.tangent_push
+
     def orthonormalizer(size):
-        """:func:`orthonormalize` for vectors of ``size`` entries (a compile-time constant)."""
+        """``orthonormalize`` for vectors of ``size`` entries (a compile-time constant)."""
 
         def orthonormalize(tangent, log_norms, work):
             """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
             log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because vectors
-            are re-orthonormalised after every step (bench/qr_interval.py: a product of even 2 Jacobians loses
-            the most contracting directions when the spectrum spans ~10 per step, so QR runs every step by
-            default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes its norm), a separate
+            are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR interval": a product of
+            even 2 Jacobians loses the most contracting directions of the model's wide spectrum, so QR runs every
+            step by default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes its norm), a separate
             array, so that the compiler sees it cannot overlap the vectors it is reduced against.
 
             The ring order of entries is irrelevant: inner products run over all entries. A vector that
@@ -333,6 +469,58 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
     orthonormalize_window = orthonormalizer(SIZE)
     orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED)
+
+    @jit
+    def start_tangents(tangent, head):
+        """Q = I at t = transient (docs/model.md §4.2): vector j is the unit vector of window entry j
+        (logical row j // M, feature j % M, stored at ring slot ``slot_of(head, j // M)``), or of controller
+        coordinate j >= L·M."""
+        n_lanes = tangent.shape[2]
+        for j in range(tangent.shape[0]):
+            for s in range(tangent.shape[1]):
+                for lane in range(n_lanes):
+                    tangent[j, s, lane] = 0.0
+            for d in range(L):
+                for a in range(M):
+                    if d * M + a == j:
+                        for lane in range(n_lanes):
+                            tangent[j, slot_of(head, d) * M + a, lane] = 1.0
+            if j >= SIZE:
+                for lane in range(n_lanes):
+                    tangent[j, j, lane] = 1.0
+
+    @jit
+    def advance_tangents(shared, tile, scratch, block_sums, head, saved):
+        """One tangent step (docs/model.md §4): the query Jacobian, the attention gradient at the uncontrolled
+        output, the push of every vector (extended by the PID coordinates on a controlled tile, §5.2) and, every
+        ``qr_every`` steps and at block ends, the QR whose log|R_jj| go to ``block_sums[block]`` (§4.2)."""
+        params, ctrl, controlled = tile.params, tile.ctrl, tile.controlled
+        token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
+        raw = ctrl[C_RAW] if controlled else scratch.att_new
+        attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
+                           scratch.dq, head, scratch.p, raw, scratch.grad)
+        tangent = scratch.tangent
+        tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
+        n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
+        block = saved * n_blocks // n_saved
+        if (saved + 1) % shared.qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
+            if controlled:
+                orthonormalize_controlled(tangent, block_sums[block], scratch.qr_work)
+            else:
+                orthonormalize_window(tangent, block_sums[block], scratch.qr_work)
+
+    return LyapunovStage(orthonormalize_window, orthonormalize_controlled, start_tangents, advance_tangents)
+
+
+def record_stage(jit, L, M, tokens, tangents):
+    """What a tile does besides stepping: ``record`` (the observables of a step), ``save_state`` (a lane's final
+    state), ``start_tile``, ``freeze_diverged`` (docs/model.md §5.3) and ``blank_records``, calling the functions of
+    ``tokens`` (a :class:`TokenStage`) and ``tangents`` (a :class:`TangentStage`); returns a :class:`RecordStage`."""
+    OBS_ATT, OBS_MO, OBS_MO_SE, OBS_MV, OBS_MQ = (layout.OBS_ATT, layout.OBS_MO, layout.OBS_MO_SE, layout.OBS_MV,
+                                                  layout.OBS_MQ)
+    F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
+    slot_of, positional_terms = tokens.slot_of, tokens.positional_terms
+    token_fields, store_token, token_jacobian = tokens.token_fields, tokens.store_token, tangents.token_jacobian
 
     @jit
     def record(selection, att_new, fields, semantic_o, diverged_at, records, row):
@@ -398,8 +586,8 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     def freeze_diverged(t, head, lane, tile, out):
         """The divergence freeze (docs/model.md §5.3): lane ``lane``, whose loop passed the bound at step ``t``,
         gets ``t`` in ``stats[1]``, its state saved as it was and its block sums NaN. (Called only for that
-        lane; the per-step bookkeeping of the lanes stays in the tile loop: a call per step that passes the
-        records costs the controlled step about 10 %.)"""
+        lane; the per-step bookkeeping of the lanes stays in the tile loop, since a call per step that passes
+        the records slows the controlled step: bench/throughput.py, bench/RESULTS.md.)"""
         out.stats[1, lane] = t
         save_state(tile.att, head, tile.depth, tile.ctrl, out.final_att, out.final_depth, out.final_ctrl, lane)
         block_sums = out.block_sums
@@ -416,44 +604,19 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                     for lane in range(records.shape[3]):
                         records[row, n, a, lane] = math.nan
 
-    @jit
-    def start_tangents(tangent, head):
-        """Q = I at t = transient (docs/model.md §4.2): vector j is the unit vector of window entry j
-        (logical row j // M, feature j % M, stored at ring slot ``slot_of(head, j // M)``), or of controller
-        coordinate j >= L·M."""
-        n_lanes = tangent.shape[2]
-        for j in range(tangent.shape[0]):
-            for s in range(tangent.shape[1]):
-                for lane in range(n_lanes):
-                    tangent[j, s, lane] = 0.0
-            for d in range(L):
-                for a in range(M):
-                    if d * M + a == j:
-                        for lane in range(n_lanes):
-                            tangent[j, slot_of(head, d) * M + a, lane] = 1.0
-            if j >= SIZE:
-                for lane in range(n_lanes):
-                    tangent[j, j, lane] = 1.0
+    return RecordStage(record, save_state, start_tile, freeze_diverged, blank_records)
 
-    @jit
-    def advance_tangents(shared, tile, scratch, block_sums, head, saved):
-        """One tangent step (docs/model.md §4): the query Jacobian, the attention gradient at the uncontrolled
-        output, the push of every vector (extended by the PID coordinates on a controlled tile, §5.2) and, every
-        ``qr_every`` steps and at block ends, the QR whose log|R_jj| go to ``block_sums[block]`` (§4.2)."""
-        params, ctrl, controlled = tile.params, tile.ctrl, tile.controlled
-        token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
-        raw = ctrl[C_RAW] if controlled else scratch.att_new
-        attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
-                           scratch.dq, head, scratch.p, raw, scratch.grad)
-        tangent = scratch.tangent
-        tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
-        n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
-        block = saved * n_blocks // n_saved
-        if (saved + 1) % shared.qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
-            if controlled:
-                orthonormalize_controlled(tangent, block_sums[block], scratch.qr_work)
-            else:
-                orthonormalize_window(tangent, block_sums[block], scratch.qr_work)
+
+def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
+    """The tile loop ``run_tile`` (docs/model.md §3), calling the functions of the earlier stages: ``tokens``
+    (:class:`TokenStage`), ``tangents`` (:class:`TangentStage`), ``control`` (:class:`ControlStage`),
+    ``lyapunov`` (:class:`LyapunovStage`) and ``records`` (:class:`RecordStage`); returns a :class:`TileLoop`."""
+    F_V, F_K = layout.F_V, layout.F_K
+    token_fields, store_token, attend = tokens.token_fields, tokens.store_token, tokens.attend
+    token_jacobian, control_step = tangents.token_jacobian, control.control_step
+    start_tangents, advance_tangents = lyapunov.start_tangents, lyapunov.advance_tangents
+    record, save_state, start_tile = records.record, records.save_state, records.start_tile
+    freeze_diverged, blank_records = records.freeze_diverged, records.blank_records
 
     @jit
     def run_tile(shared, tile, scratch, out):
@@ -467,15 +630,16 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
         ``qr_every`` steps and at block ends summed into ``block_sums[block, j]``; ``stats`` [max_t |I_t|, the
         step at which the loop diverged or -1]; the final window (logical order), depth and controller.
 
-        A diverged lane is frozen there (:func:`freeze_diverged`): its final state is the last one within the
-        bound, its remaining records and its block sums are NaN (so classification says ``divergent``). It
-        keeps being iterated with its tile (its values are ignored); the tile stops when every lane has
-        diverged.
+        A diverged lane is frozen there (``freeze_diverged`` of :func:`record_stage`): its final state is the last
+        one within the bound, its remaining records and its block sums are NaN (so classification says
+        ``divergent``). It keeps being iterated with its tile (its values are ignored); the tile stops when every
+        lane has diverged.
         """
         coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
         # every array the loop uses is taken out of its record here, once, and what runs every step stays in the
         # loop: a field read costs a reference count, a call passing records a dozen machine words per array;
-        # together they cost about 10 % of a step (measured against the positional kernel, docs/model.md §3.4)
+        # together they slow every step (measured against the positional kernel, docs/model.md §3.4, with
+        # bench/throughput.py: bench/RESULTS.md)
         steps, transient, record_every = shared.steps, shared.transient, shared.record_every
         selection, depth, controlled = shared.selection, tile.depth, tile.controlled
         records, stats, block_sums = out.records, out.stats, out.block_sums
@@ -517,7 +681,8 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
                 if saved == 0:
                     start_tangents(tangent, head)
                 advance_tangents(shared, tile, scratch, block_sums, head, saved)
-            # the new output becomes the newest row (ring slot head - 1); inline: a call per step costs ~10 %
+            # the new output becomes the newest row (ring slot head - 1); inline, since a call per step is slower
+            # (bench/throughput.py, bench/RESULTS.md)
             head = head - 1 if head > 0 else L - 1
             for lane in range(att_ring.shape[2]):
                 for a in range(M):
@@ -527,6 +692,19 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
             if stats[1, lane] < 0.0:
                 save_state(att_ring, head, depth, ctrl, out.final_att, out.final_depth, out.final_ctrl,
                            lane)
+
+    return TileLoop(run_tile)
+
+
+class ScratchStage(NamedTuple):
+    """The function of :func:`scratch_stage`."""
+
+    scratch_allocator: Callable
+
+
+def scratch_stage(L, M, J):
+    """The scratch allocator of L, M, J as in :func:`build_steps`; returns a :class:`ScratchStage`."""
+    SIZE_CONTROLLED = L * M + 2 * M
 
     def scratch_allocator(array, dtype, allocator_jit):
         """``new_scratch(lanes, vectors)``: the :class:`~meanfield.model.layout.TileScratch` of a tile of
@@ -550,10 +728,4 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
 
         return new_scratch
 
-    return dict(positional_terms=positional_terms, token_fields=token_fields, store_token=store_token,
-                attend=attend, token_jacobian=token_jacobian, attention_gradient=attention_gradient,
-                tangent_push=tangent_push, control_step=control_step, orthonormalize_window=orthonormalize_window,
-                orthonormalize_controlled=orthonormalize_controlled, record=record, start_tile=start_tile,
-                freeze_diverged=freeze_diverged, blank_records=blank_records, start_tangents=start_tangents,
-                advance_tangents=advance_tangents, run_tile=run_tile,
-                scratch_allocator=scratch_allocator)
+    return ScratchStage(scratch_allocator)

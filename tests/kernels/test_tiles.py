@@ -94,7 +94,7 @@ CHILD = textwrap.dedent("""
     out = {lib: cpu.run_batch(batch, math_library=lib)[0].tobytes().hex() for lib in sys.argv[1].split(",")}
     packed = {}
     for name in ("token_fields", "attend", "attention_gradient", "tangent_push", "orthonormalize_window"):
-        f = cpu.tile_kernels(4, 3, 4)[name]
+        f = getattr(cpu.tile_kernels(4, 3, 4).steps, name)
         if f.signatures:                       # compiled here, not loaded from the cache
             asm = f.inspect_asm(f.signatures[0])
             packed[name] = len(re.findall(r"\\bv(?:mul|add|sub)pd\\s+%[yz]mm", asm))
