@@ -105,7 +105,7 @@ def evidence_cost(lengths=(20_000, 100_000), repeats=3, peer=None):
 
 def fig3_quick():
     from meanfield.presets import paper
-    from meanfield.simulate import simulate_batch
+    from meanfield.simulation import simulate_batch
     betas = np.linspace(0.0, 3.0, 401)
     res = simulate_batch(paper(), 20_000, 10_000, parameters={"beta_o": betas}, lyapunov=True, record=("mo_se",))
     # the positional encoding (period L = 4) forces the map: forcing_period=4 (docs/classification.md §2)

@@ -21,7 +21,7 @@ import numpy as np
 import meanfield as mf
 from meanfield.errors import BackendError
 from meanfield.model.layout import Batch, batch_parameters, control_start, map_tables
-from meanfield.simulate import _start_arrays
+from meanfield.simulation import _start_arrays
 
 FIG3 = dict(points=4001, beta=(0.0, 3.0), steps=175_000, transient=100_000, exponents=12)
 
@@ -68,7 +68,7 @@ def fig3(model, points, steps, transient, exponents):
     """Wall time of the Figure 3 sweep in one launch: simulate_batch-equivalent kernel arguments, device
     reductions of mo_se (meanfield.analysis.reductions defaults) and exponents copied back."""
     from meanfield.kernels.cuda_reductions import ReducingBackend
-    from meanfield.simulate import exponents_from_blocks
+    from meanfield.simulation import exponents_from_blocks
     from meanfield.sweeps.config.tables import ReductionSpec
     batch = paper_batch(model, points, steps, exponents, beta=FIG3["beta"], transient=transient, n_blocks=20,
                         record_every=1)

@@ -174,7 +174,7 @@ def cmd_fixtures(args):
     import numpy as np
 
     import meanfield as mf
-    from meanfield.simulate import simulate_batch
+    from meanfield.simulation import simulate_batch
     steps = args.steps
     load = (lambda name: np.load(os.path.join(DATA, name)))
     worst_all, ok_all = 0.0, True

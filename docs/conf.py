@@ -134,7 +134,7 @@ def internal_reference(app, env, node, contnode):
 def lookup(path: str, kind: str):
     """(whether path names an object of meanfield of the kind the role asks for, the object). The dotted name is
     read as Python reads it (``meanfield.simulate`` is the function), else from its longest importable module
-    (``meanfield.simulate.BatchRun``, in the module that the function's name hides)."""
+    (``meanfield.simulation.BatchRun``)."""
     parts = path.split(".")
     for start in [1] + list(range(len(parts), 1, -1)):
         try:

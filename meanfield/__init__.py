@@ -2,7 +2,8 @@
 arXiv 2406.07247) — simulation, sweeps, Lyapunov spectra and attractor analysis.
 
 The package's folders are its concerns, each importing only those below it: ``model`` (the system in plain
-numpy), ``presets``, ``kernels`` (compiled code), ``simulate`` and ``finite`` (the two systems' API),
+numpy), ``presets``, ``kernels`` (compiled code), ``simulation``, ``periodic_orbits`` and ``finite`` (the
+two systems' API: runs, periodic orbits and bifurcations),
 ``analysis`` (generic series -> numbers), ``census`` (every attractor at a point), ``sweeps`` (run files,
 Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
@@ -15,12 +16,12 @@ from . import kernels  # noqa: F401
 # isort: split
 from . import analysis, presets
 from .analysis.maps import Map
-from .bifurcations import bifurcations, confirm_cycle, periodic_orbit
 from .census import continue_attractors, find_attractors
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
 from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
-from .simulate import BatchResult, Trajectory, simulate, simulate_batch
+from .periodic_orbits import bifurcations, confirm_cycle, periodic_orbit
+from .simulation import BatchResult, Trajectory, simulate, simulate_batch
 from .sweeps.config.runfile import RunSpec, load_run
 from .sweeps.execute.run import sweep
 from .sweeps.results.dataset import sweep_results

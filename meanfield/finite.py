@@ -23,7 +23,7 @@ from .model.layout import OBSERVABLES, P_W, batch_parameters
 from .model.spec import ModelSpec, require_int
 from .model.state import State, position_code
 from .model.weights import FEATURES, check_weights, coefficients_from_weights
-from .simulate import simulate_batch
+from .simulation import simulate_batch
 
 SAMPLERS = ("binomial", "bits")
 #: Largest |difference| allowed between the model's coefficient tables and those of the finite weights.

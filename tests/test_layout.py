@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
 
-#: The floors, lowest first. A part is a subpackage (``model``) or a top-level module (``simulate``);
+#: The floors, lowest first. A part is a subpackage (``model``) or a top-level module (``simulation``);
 #: ``meanfield`` is the package's face (__init__, __main__), above everything.
 FLOORS = (
     ("_version",),                      # written by setuptools-scm at install time
@@ -21,7 +21,7 @@ FLOORS = (
     ("model",),
     ("presets",),
     ("kernels",),
-    ("simulate", "bifurcations"),
+    ("simulation", "periodic_orbits"),
     ("finite", "census"),
     ("sweeps",),
     ("studies",),
@@ -178,7 +178,7 @@ def test_sweeps_floors_name_every_part_and_sweeps_holds_only_subpackages():
 
 
 BROKEN = {
-    "upward": {"meanfield.model.spec": ("from ..simulate import simulate\n", False)},
+    "upward": {"meanfield.model.spec": ("from ..simulation import simulate\n", False)},
     "kernels importing a sibling part": {"meanfield.kernels.step": ("from ..presets import paper\n", False)},
     "analysis importing the model": {"meanfield.analysis.period": ("from meanfield.model import state\n", False)},
     "h5py outside the store": {"meanfield.sweeps.results.labels": ("def f():\n    import h5py\n", False)},

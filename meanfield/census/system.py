@@ -16,7 +16,7 @@ from ..analysis.maps import Map, SystemRun
 from ..errors import ConfigError
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
-from ..simulate import simulate_batch
+from ..simulation import simulate_batch
 from .starts import sample
 
 

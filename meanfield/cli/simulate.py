@@ -33,7 +33,7 @@ def run(args):
     from ..errors import ConfigError
     from ..model.layout import DIVERGENCE_BOUND
     from ..presets import preset
-    from ..simulate import simulate
+    from ..simulation import simulate
     from ..sweeps.config.tables import START_KEYS, parse_start
     from ..sweeps.store import check_output, write_trajectory
     from ..sweeps.store.provenance import record

@@ -273,7 +273,7 @@ def host_results(out: TileOutput, records) -> BatchOutput:
 
 
 def backend(dtype="float64"):
-    """The CUDA ``run_batch`` (``kernel(batch) -> output``) for :func:`meanfield.simulate.simulate_batch`, after
+    """The CUDA ``run_batch`` (``kernel(batch) -> output``) for :func:`meanfield.simulation.simulate_batch`, after
     checking CUDA is usable."""
     require_cuda()
     dtype = check_dtype(dtype)

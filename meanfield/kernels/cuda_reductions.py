@@ -9,7 +9,7 @@ missing-value conventions): the kernel uses the quantisation of :mod:`meanfield.
 value outside that code range (|v| noticeably above ``scale``) is flagged and reduced on the host by
 :func:`~meanfield.analysis.reductions.reduce_points` itself, so the answer is identical in every case.
 
-:class:`ReducingBackend` plugs this into :func:`meanfield.simulate.simulate_batch` (``backend=`` accepts it).
+:class:`ReducingBackend` plugs this into :func:`meanfield.simulation.simulate_batch` (``backend=`` accepts it).
 """
 from __future__ import annotations
 
@@ -201,7 +201,7 @@ def point_series(records, s: int, points) -> np.ndarray:
 class ReducingBackend:
     """A CUDA kernel, ``kernel(batch) -> output`` like :func:`meanfield.kernels.cuda.run_batch`, that reduces on
     the device, for
-    :func:`meanfield.simulate.simulate_batch` ``backend=``.
+    :func:`meanfield.simulation.simulate_batch` ``backend=``.
 
     After each call, ``reduced`` holds :func:`meanfield.analysis.reductions.reduce_points` of ``observable`` (over all
     recorded rows) and the records returned to the host are only the LAST ``tail`` rows (0: none), so

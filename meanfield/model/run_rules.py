@@ -1,4 +1,4 @@
-"""The rules of a run's length and where it runs, whoever asks for the run: :func:`meanfield.simulate.simulate_batch`
+"""The rules of a run's length and where it runs, whoever asks for the run: :func:`meanfield.simulation.simulate_batch`
 and the run files (:mod:`meanfield.sweeps.config.runfile`) both check them here, once.
 
 * iterations t = 0 .. steps - 1, recorded from t = transient on, so transient < steps (docs/model.md §3.2);

@@ -1,10 +1,10 @@
 """Continued orbit branches over a bifurcation diagram, and their multipliers (docs/bifurcations.md).
 
 A branch is the ``branch`` dict of what :func:`meanfield.bifurcations` returns (``value``, ``points``,
-``multipliers``, ``stable`` per continuation point). Each of the orbit's points is one curve of the chosen window entry against
-the parameter, solid where the orbit is stable and dashed where it is not; the lower panel shows the largest
-multiplier modulus, with the unit circle's |μ| = 1 as a line and the located bifurcations marked (F fold,
-PD period doubling, NS Neimark–Sacker).
+``multipliers``, ``stable`` per continuation point). Each of the orbit's points is one curve of the chosen
+window entry against the parameter, solid where the orbit is stable and dashed where it is not; the lower panel
+shows the largest multiplier modulus, with the unit circle's |μ| = 1 as a line and the located bifurcations
+marked (F fold, PD period doubling, NS Neimark–Sacker).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..model.layout import batch_parameters, control_start
 from ..model.state import State
-from ..simulate import simulate_batch
+from ..simulation import simulate_batch
 
 #: The variants compared by default: gains of :class:`meanfield.model.spec.Control` (none, P, PI, PD, PID).
 VARIANTS = {

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis import classify
 from ..errors import MeanfieldError
-from ..simulate import simulate_batch
+from ..simulation import simulate_batch
 
 #: Observable compared for the divergence time (the attention output, docs/model.md §3 step 5).
 DIVERGENCE_OBSERVABLE = "att"
@@ -41,7 +41,7 @@ def precision_check(model, steps: int, transient: int = 0, *, parameters: dict |
                     lyapunov=False, sample: int = 16, tolerance: float = 1e-3, divergence_steps_max: int = 20_000,
                     classify: bool = True) -> dict:
     """Compare float32 with float64 on ``sample`` evenly spread points of a batch (arguments as
-    :func:`meanfield.simulate.simulate_batch`; ``start`` may be one State or one per point).
+    :func:`meanfield.simulation.simulate_batch`; ``start`` may be one State or one per point).
 
     Returns a dict of scalars (prefix ``float32_``): points checked, the divergence times of the trajectories
     from t = 0 over at most ``divergence_steps_max`` iterations (min / median, and how many points never

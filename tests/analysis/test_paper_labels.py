@@ -19,7 +19,7 @@ import pytest
 
 from meanfield.analysis import classify
 from meanfield.presets import paper
-from meanfield.simulate import simulate_batch
+from meanfield.simulation import simulate_batch
 
 EXPECTED = {0.5: ("fixed_point", 4), 2.5: ("periodic", 96), 1.2425: ("fixed_point", 4), 1.26: ("quasi_periodic", None),
             1.27: ("periodic", 28), 1.28: ("chaotic", None), 1.29: ("chaotic", None)}

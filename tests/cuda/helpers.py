@@ -25,9 +25,9 @@ def random_start(model: mf.ModelSpec, seed: int, depth: int | None = None) -> mf
 
 def kernel_batch(model, parameters, start, steps, transient, n_exponents, record_every=1, n_blocks=4,
                  qr_every=1, selection=(0, 1, 2, 3, 4, 5)):
-    """The :class:`~meanfield.model.layout.Batch` a backend gets from :func:`meanfield.simulate.simulate_batch`."""
+    """The :class:`~meanfield.model.layout.Batch` a backend gets from :func:`meanfield.simulation.simulate_batch`."""
     from meanfield.model.layout import Batch, batch_parameters, control_start, map_tables
-    from meanfield.simulate import _start_arrays
+    from meanfield.simulation import _start_arrays
     params = batch_parameters(model, parameters)
     att0, pe0, depth0 = _start_arrays(model, start, params.shape[0])[:3]
     ctrl0 = control_start(params, att0)

@@ -69,7 +69,7 @@ def test_controlled_points_mixed_with_uncontrolled():
 def test_simulate_batch_backend_cuda_equals_cpu():
     model = mf.presets.paper()
     kw = dict(parameters={"beta_o": np.array([0.5, 1.266, 2.7])}, lyapunov=3, record=("att", "mo_se"))
-    from meanfield.simulate import simulate_batch
+    from meanfield.simulation import simulate_batch
     cpu = simulate_batch(model, 100, 20, backend="cpu", **kw)
     gpu = simulate_batch(model, 100, 20, backend="cuda", **kw)
     for name in kw["record"]:

@@ -8,7 +8,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.errors import BackendError
-from meanfield.simulate import simulate_batch
+from meanfield.simulation import simulate_batch
 
 
 @pytest.fixture

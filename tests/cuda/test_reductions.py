@@ -66,7 +66,7 @@ def test_reducing_backend_in_simulate_batch():
     """backend=ReducingBackend: reductions equal reduce_points on the CPU run, tails are the last rows."""
     from meanfield.analysis.reductions import reduce_points
     from meanfield.kernels.cuda_reductions import ReducingBackend
-    from meanfield.simulate import simulate_batch
+    from meanfield.simulation import simulate_batch
     model = mf.presets.paper()
     kw = dict(parameters={"beta_o": np.linspace(0.5, 3.0, 6)}, record=("att", "mo_se"), lyapunov=2)
     spec = ReductionSpec(bins=40, band_tol=0.05)

@@ -17,7 +17,7 @@ def no_kernel(monkeypatch):
     """Fail loudly if validation lets a bad call reach a backend."""
     def refuse(name):
         raise AssertionError("kernel reached with invalid input")
-    monkeypatch.setattr(importlib.import_module("meanfield.simulate"), "_backend", refuse)
+    monkeypatch.setattr(importlib.import_module("meanfield.simulation"), "_backend", refuse)
 
 
 @pytest.mark.parametrize("key, value", [

@@ -4,7 +4,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.model.equations import mean_field_step
-from meanfield.simulate import attention_jacobian
+from meanfield.simulation import attention_jacobian
 
 
 @pytest.mark.parametrize("beta", [0.5, 1.266, 2.5])

@@ -3,7 +3,7 @@ import numba
 import numpy as np
 
 import meanfield as mf
-from meanfield.simulate import PROGRESS_PIECES, progress_pieces
+from meanfield.simulation import PROGRESS_PIECES, progress_pieces
 
 
 def test_a_batch_in_pieces_equals_one_call(capsys):

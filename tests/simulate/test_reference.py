@@ -4,7 +4,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.model.equations import mean_field_step
-from meanfield.simulate import attention_jacobian
+from meanfield.simulation import attention_jacobian
 
 
 def one_step(model, att, pe):

@@ -8,7 +8,7 @@ import pytest
 import meanfield as mf
 from meanfield.model.equations import mean_field_step
 from meanfield.model.sigma import CONFIGURATIONS, REFERENCE_ORDER, sigma_fields, sigma_statistics
-from meanfield.simulate import attention_jacobian
+from meanfield.simulation import attention_jacobian
 
 SIZES = {"3_no_duplicity": (3, 3), "4_no_duplicity": (4, 4), "6_duplicity_loop": (6, 4)}
 # exact agreement over 25 steps (the bar); the measured gap is <= ~1e-14, rounding only

@@ -1,7 +1,7 @@
 """Run files: TOML descriptions of a parameter sweep, validated into a frozen :class:`RunSpec`, built once,
 complete. Everything is checked here (each table by :mod:`.tables`, the tables together by :mod:`.run_checks`,
 the grid axis by axis; the run's length, exponent count and backend by :mod:`meanfield.model.run_rules`, as
-:func:`meanfield.simulate.simulate_batch` checks them), before any numba compilation, and a mistake is a
+:func:`meanfield.simulation.simulate_batch` checks them), before any numba compilation, and a mistake is a
 :class:`~meanfield.errors.ConfigError` naming the key, the value and what is allowed.
 
 A run file (see ``runs/*.toml``)::

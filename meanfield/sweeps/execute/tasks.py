@@ -16,7 +16,7 @@ import numpy as np
 from ...analysis.reductions import reduce_points
 from ...finite import simulate_finite_batch
 from ...model.state import State
-from ...simulate import simulate_batch
+from ...simulation import simulate_batch
 from ..config.runfile import RunSpec
 from .census import census_arrays
 from .evidence import EVIDENCE, point_evidence

@@ -7,7 +7,7 @@ Neimark–Sacker point met there replaces the brackets it covers. Everything els
 
 Before that, a point labelled unresolved or quasi-periodic whose final state is still converging to a stable
 cycle of a neighbouring class — the slow approach near a bifurcation — is relabelled with that class when
-Newton confirms the cycle (:func:`meanfield.bifurcations.confirm_cycle`, docs/bifurcations.md §7).
+Newton confirms the cycle (:func:`meanfield.periodic_orbits.confirm_cycle`, docs/bifurcations.md §7).
 """
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED
-from ...bifurcations import bifurcations, confirm_cycle
 from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
+from ...periodic_orbits import bifurcations, confirm_cycle
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
 

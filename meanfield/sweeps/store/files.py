@@ -154,7 +154,7 @@ def reading(path):
 
 
 def write_trajectory(path, trajectory, overwrite: bool = False, record: dict | None = None) -> str:
-    """Write a :class:`~meanfield.simulate.Trajectory` with dimensions (step, feature), (exponent) and the
+    """Write a :class:`~meanfield.simulation.Trajectory` with dimensions (step, feature), (exponent) and the
     final state over (window, feature) and (window, pe_bit); CF attributes on every variable, the model spec
     (JSON), the divergence step and the provenance ``record`` (:func:`meanfield.sweeps.store.provenance.record`) in
     attributes (docs/storage.md §2)."""

@@ -86,7 +86,7 @@ def damage(f) -> list:
 
 
 def describe(path: str, found: list) -> str:
-    """One line on the first damage :func:`damage` found."""
+    """One line on the first damage :func:`~meanfield.sweeps.store.verify.damage` found."""
     name, bad = found[0]
     what = (f"attribute {name[1:]!r} fails its checksum" if bad is None and name.startswith("@") else
             f"coordinate {name!r} fails its checksum" if bad is None else
@@ -96,8 +96,9 @@ def describe(path: str, found: list) -> str:
 
 
 def verify_file(path) -> dict:
-    """Check every checksum of a sweep file (:func:`damage`); StoreError naming the first damaged dataset,
-    or when the file is not readable. Returns ``{"points": done points checked, "datasets": names checked}``."""
+    """Check every checksum of a sweep file (:func:`~meanfield.sweeps.store.verify.damage`); StoreError naming
+    the first damaged dataset, or when the file is not readable. Returns ``{"points": done points checked,
+    "datasets": names checked}``."""
     path = os.fspath(path)
     try:
         with reading(path) as f:

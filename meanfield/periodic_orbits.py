@@ -232,7 +232,7 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
 
     Returns
     -------
-    ~meanfield.bifurcations.Located
+    ~meanfield.periodic_orbits.Located
         A list of :class:`~meanfield.analysis.Bifurcation` (``kind``, ``value``, ``multipliers``, ``period`` —
         the N of the orbit —, ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per N
         steps) with the continued

@@ -224,7 +224,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     record_every : int
         The decimation: every ``record_every``-th iteration from ``transient`` on is recorded.
     qr_every : int, optional
-        Re-orthonormalisation interval (default :data:`~meanfield.simulate.DEFAULT_QR_EVERY`); QR also runs at
+        Re-orthonormalisation interval (default :data:`~meanfield.simulation.DEFAULT_QR_EVERY`); QR also runs at
         block ends.
     n_blocks : int, optional
         Blocks for the standard errors (default min(20, steps - transient)).
@@ -232,8 +232,8 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         The cuda backends need the GPU extra (BackendError without a GPU).
     progress : bool, optional
         A progress bar on stderr, its ETA measured after the first piece (which includes compiling); the
-        CPU batch then runs in :data:`~meanfield.simulate.PROGRESS_PIECES` pieces (identical results). Default:
-        only for batches of at least :data:`~meanfield.simulate.PROGRESS_WORK` points × steps × (1 + exponents).
+        CPU batch then runs in :data:`~meanfield.simulation.PROGRESS_PIECES` pieces (identical results). Default:
+        only for batches of at least :data:`~meanfield.simulation.PROGRESS_WORK` points × steps × (1 + exponents).
     """
     steps, transient = check_lengths(steps, transient)
     selection = _check_record(record)
