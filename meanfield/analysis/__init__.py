@@ -15,8 +15,8 @@ Regularity and chaos indicators
     :func:`weighted_birkhoff_average`, :func:`birkhoff_drift` (Das et al. 2017), :func:`chaos01_test`
     (Gottwald & Melbourne 2009), :func:`band_count`, :func:`lyapunov_spectrum` (Benettin et al. 1980)
 Periodic orbits and bifurcations
-    :func:`periodic_orbit`, :func:`locate_bifurcations`, :class:`PeriodicOrbit`, :class:`Bifurcation`
-    (docs/bifurcations.md)
+    :func:`periodic_orbit`, :func:`locate_bifurcations`, :class:`PeriodicOrbit`, :class:`Bifurcation`,
+    :func:`continue_curve`, :class:`Curve`, :class:`CodimTwo` (docs/bifurcations.md)
 Attractors of an ensemble of starts (docs/attractors.md)
     :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
@@ -37,6 +37,7 @@ from meanfield.analysis.bifurcations import Bifurcation, locate_bifurcations
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.classify import Classification, classify, classify_many, decide
 from meanfield.analysis.correlation import autocorrelation, autocorrelation_raw
+from meanfield.analysis.curves import CodimTwo, Curve, continue_curve
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.fingerprint import Fingerprints, fingerprint, measure_distance, quantile_summary
 from meanfield.analysis.grouping import Grouping, assign_to_attractors, group_attractors, match_attractors
@@ -67,6 +68,9 @@ __all__ = [
     "uncertainty_exponent",
     "wada_merging",
     "Bifurcation",
+    "CodimTwo",
+    "Curve",
+    "continue_curve",
     "PeriodicOrbit",
     "locate_bifurcations",
     "periodic_orbit",

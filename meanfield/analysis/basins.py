@@ -106,7 +106,7 @@ def uncertainty_exponent(
 
     Parameters
     ----------
-    final_state : callable
+    final_state : ~collections.abc.Callable
         Maps an ``(n, d)`` float array of starts to ``n`` integer attractor ids (vectorised); any system.
     starts : array_like, shape (n, d)
         Finite starts.
