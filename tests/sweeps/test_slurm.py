@@ -160,7 +160,7 @@ def test_sweep_spanning_three_walltimes_equals_local(slurm, tmp_path):
     elapsed = time.monotonic() - begin
     assert proc.returncode == 0, stderr
     assert_same(read_all(tmp_path / "slurm.h5"), reference)
-    assert elapsed >= 3 * walltime, f"the sweep took {elapsed:.0f} s, not three walltimes ({num} points)"
+    # that the sweep outlived three walltimes is shown by the jobs it needed, not by a clock (no timing asserts)
     assert len(job_ids(logs)) >= 3, "every job ran one worker generation; the sweep needed at least three"
     logged = "".join(open(path).read() for path in glob.glob(os.path.join(logs, "*.err")))
     assert "worker-lifetime-reached" in logged and "DUE TO TIME LIMIT" not in logged
