@@ -98,3 +98,50 @@ def class_legend(fig, labels_present, order=None, alpha: float = 1.0) -> None:
     width = fig.get_size_inches()[0] if hasattr(fig, "get_size_inches") else fig.figure.get_size_inches()[0]
     columns = max(1, min(len(handles), int(width / 1.25)))        # an entry takes about 1.2 in at 7 pt
     fig.legend(handles=handles, loc="outside lower center", ncol=columns, frameon=False, fontsize=7)
+
+
+#: Colours of attractor ids, most important first: the nine non-grey colours of matplotlib's "tab10" and then their
+#: light partners from "tab20" — no grey, so none can be taken for the grey of the unresolved share.
+ATTRACTOR_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+                     "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
+                     "#dbdb8d", "#9edae5")
+#: The one colour of the attractors beyond the named ones (a pale sand, neither grey nor in the palette).
+OTHERS_COLOUR = "#e5d8bd"
+#: How many attractors get their own colour and legend entry by default.
+NAMED_ATTRACTORS = 12
+
+
+def attractor_colours(ids, named: int = NAMED_ATTRACTORS) -> dict:
+    """Colour of every attractor id of ``ids`` (listed most important first): the first ``named`` (at most
+    ``len(ATTRACTOR_PALETTE)``) get the distinct colours of :data:`ATTRACTOR_PALETTE`, the rest
+    :data:`OTHERS_COLOUR`; none is the grey of "unresolved" (:data:`CLASS_COLOURS`)."""
+    named = min(named, len(ATTRACTOR_PALETTE))
+    return {i: ATTRACTOR_PALETTE[n] if n < named else OTHERS_COLOUR for n, i in enumerate(ids)}
+
+
+def attractor_names(periods: dict) -> dict:
+    """Legend names of attractor ids from their periods {id: period} (0 aperiodic): ``"p24 #2"`` for the second
+    id of period 24, ``"aperiodic #1"`` for the first aperiodic one, numbered in id order per period."""
+    names, seen = {}, {}
+    for i in sorted(periods):
+        seen[periods[i]] = seen.get(periods[i], 0) + 1
+        kind = f"p{periods[i]}" if periods[i] > 0 else "aperiodic"
+        names[i] = f"{kind} #{seen[periods[i]]}"
+    return names
+
+
+def attractor_handles(names: dict, colours: dict, marker: str | None = None) -> list:
+    """Legend handles, one per named attractor (in the order of ``colours``), then one "others" entry when any
+    id has :data:`OTHERS_COLOUR`; patches, or markers of style ``marker`` (e.g. ``"o"``) when given."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    def handle(colour, text):
+        if marker is None:
+            return Patch(color=colour, label=text)
+        return Line2D([], [], ls="none", marker=marker, markersize=5, color=colour, label=text)
+    handles = [handle(c, names[i]) for i, c in colours.items() if c != OTHERS_COLOUR]
+    others = sum(c == OTHERS_COLOUR for c in colours.values())
+    if others:
+        handles.append(handle(OTHERS_COLOUR, f"others ({others})"))
+    return handles
