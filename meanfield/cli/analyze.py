@@ -54,7 +54,7 @@ def run(args):
     from ..sweeps.store import read_sweep
     from ..sweeps.store.census import census_events
     from ..sweeps.store.lock import holder
-    from . import parse_overrides, report
+    from . import parse_overrides, progress_enabled, report
     thresholds = _thresholds(parse_overrides(args.overrides))
     read_sweep(args.path)                            # StoreError (one line) unless it is a readable sweep file
     if args.refine is not None and args.max_rounds < 1:
@@ -66,7 +66,7 @@ def run(args):
         raise StoreError(f"{busy.describe(args.path)}: refine it when it has finished")
     found = None
     if args.refine is not None:
-        found = refine(args.path, args.refine, thresholds, args.max_rounds)
+        found = refine(args.path, args.refine, thresholds, args.max_rounds, progress=progress_enabled(args))
     else:
         try:
             found = transitions(*classified_points(args.path, thresholds)[1:])
@@ -84,7 +84,7 @@ def run(args):
     if found is not None:
         axis, values, names = classified_points(args.path, thresholds)
         if args.bifurcations:
-            located, confirmed = sweep_bifurcations(args.path, values, names)
+            located, confirmed = sweep_bifurcations(args.path, values, names, progress_enabled(args))
             report(args, confirmed_table(axis, confirmed))
             report(args, located_table(axis, located))
         else:

@@ -14,7 +14,6 @@ Bisection finds one transition per bracket: where the classes alternate faster t
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +21,7 @@ import numpy as np
 from ...analysis import MISSING, Thresholds, label_code, label_names
 from ...analysis.labels import MISSING_NAME
 from ...errors import ConfigError, StoreError
+from ...progress import progress_bar
 from ..config.runfile import stored_run
 from ..execute.tasks import compute_chunk
 from ..store import done_flags, open_refinement, read_refinements, read_sweep, write_points
@@ -106,12 +106,11 @@ def _write_round(path, name: str, run, progress: bool) -> None:
     f, group = open_refinement(path, name, run)
     try:
         todo = np.flatnonzero(~done_flags(group))
-        for start in range(0, todo.size, BATCH):
-            indices = todo[start:start + BATCH]
-            write_points(group, run, indices, compute_chunk(run, indices, np.full(indices.size, -1)))
-            if progress:
-                print(f"meanfield analyze --refine: {name}: {start + indices.size}/{todo.size} points",
-                      file=sys.stderr)
+        with progress_bar(todo.size, f"refine {name}", enabled=progress) as bar:
+            for start in range(0, todo.size, BATCH):
+                indices = todo[start:start + BATCH]
+                write_points(group, run, indices, compute_chunk(run, indices, np.full(indices.size, -1)))
+                bar.update(indices.size)
     finally:
         f.close()
 
@@ -119,7 +118,8 @@ def _write_round(path, name: str, run, progress: bool) -> None:
 def refine(path, resolution: float, thresholds: Thresholds = Thresholds(), max_rounds: int = 40,
            progress: bool = True) -> list:
     """Bisect every transition of a 1-D sweep file down to ``resolution`` (in units of its axis); returns the
-    located transitions (:func:`transitions` of all points). Rounds are written to the file as they finish."""
+    located transitions (:func:`transitions` of all points). Each batch of a round is written to the file as it
+    finishes, so an interrupted refinement (Ctrl-C) keeps it; ``progress``: a bar per round on stderr."""
     if not (np.isfinite(resolution) and resolution > 0):
         raise ConfigError(f"resolution = {resolution!r} is not allowed: must be a positive number")
     run = _refinable(path)

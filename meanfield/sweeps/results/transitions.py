@@ -20,6 +20,7 @@ from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
 from ...periodic_orbits import bifurcations, confirm_cycle
+from ...progress import progress_bar
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
 
@@ -95,21 +96,23 @@ def _neighbour_classes(names, index: int) -> list[str]:
     return found
 
 
-def confirm_slow_cycles(model, parameter: str, values, names, states) -> list[ConfirmedCycle]:
+def confirm_slow_cycles(model, parameter: str, values, names, states, progress: bool = False
+                        ) -> list[ConfirmedCycle]:
     """Unresolved or quasi-periodic points (``values`` sorted) converging to a stable cycle of a neighbouring
-    class (module docstring)."""
+    class (module docstring); ``progress``: a bar over those points on stderr."""
     confirmed = []
-    for i, name in enumerate(names):
-        if name not in SLOW_CYCLE_HIDES or states[i] is None:
-            continue
-        at_point = model.replace(**{parameter: float(values[i])})
-        for candidate in _neighbour_classes(names, i):
-            period = cycle_period(candidate, model.context)
-            orbit = None if period is None else confirm_cycle(at_point, states[i], period)
-            if orbit is not None:
-                confirmed.append(ConfirmedCycle(float(values[i]), name, candidate,
-                                                float(np.abs(orbit.multipliers[0]))))
-                break
+    suspects = [i for i, name in enumerate(names) if name in SLOW_CYCLE_HIDES and states[i] is not None]
+    with progress_bar(len(suspects), "slow cycles", enabled=progress, unit="pt", waiting="Newton") as bar:
+        for i in suspects:
+            at_point = model.replace(**{parameter: float(values[i])})
+            for candidate in _neighbour_classes(names, i):
+                period = cycle_period(candidate, model.context)
+                orbit = None if period is None else confirm_cycle(at_point, states[i], period)
+                if orbit is not None:
+                    confirmed.append(ConfirmedCycle(float(values[i]), names[i], candidate,
+                                                    float(np.abs(orbit.multipliers[0]))))
+                    break
+            bar.update(1)
     return confirmed
 
 
@@ -136,36 +139,42 @@ def _continue(model, parameter, values, names, states, index, step, resolution):
 
 
 def locate_transitions(model, parameter: str, values, names, states, brackets: list[Transition],
-                       resolution: float = 1e-10) -> list[LocatedTransition]:
+                       resolution: float = 1e-10, progress: bool = False) -> list[LocatedTransition]:
     """The transition table with brackets replaced by located bifurcations (module docstring).
 
     ``values``, ``names``, ``states``: every computed point's parameter value, class and final State (any
     order); ``brackets`` the label brackets between them; ``model`` the sweep's model (its swept
-    parameter is overridden).
+    parameter is overridden); ``progress``: a bar over the brackets on stderr.
     """
     order = np.argsort(values, kind="stable")
     values, names = np.asarray(values)[order], np.asarray(names, dtype=object)[order]
     states = [states[i] for i in order]
-    index = {float(v): i for i, v in enumerate(values)}
     rows, covered = [], set()
-    for t in brackets:
-        if (t.low, t.high) in covered:
-            continue
-        located = None
-        for side, step in ((index[t.low], +1), (index[t.high], -1)):
-            located = _continue(model, parameter, values, names, states, side, step, resolution)
-            if located is not None:
-                break
-        if located is None:
-            rows.append(LocatedTransition(t.low, t.high, t.below, t.above, "bracket"))
-            continue
-        point, (start, end) = located
-        lo, hi = min(start, end), max(start, end)
-        spanned = [u for u in brackets if lo <= u.low and u.high <= hi]
-        covered.update((u.low, u.high) for u in spanned)
-        rows.append(LocatedTransition(lo, hi, spanned[0].below, spanned[-1].above, point.kind, point.value,
-                                      point.rotation_number))
+    with progress_bar(len(brackets), "transitions", enabled=progress, unit="bracket", waiting="continuing") as bar:
+        for t in brackets:
+            if (t.low, t.high) not in covered:
+                rows.append(_row(model, parameter, values, names, states, t, brackets, resolution, covered))
+            bar.update(1)
     return rows
+
+
+def _row(model, parameter, values, names, states, t: Transition, brackets, resolution, covered: set
+         ) -> LocatedTransition:
+    """Bracket ``t`` as a located bifurcation (the brackets it spans added to ``covered``) or as a bracket."""
+    index = {float(v): i for i, v in enumerate(values)}
+    located = None
+    for side, step in ((index[t.low], +1), (index[t.high], -1)):
+        located = _continue(model, parameter, values, names, states, side, step, resolution)
+        if located is not None:
+            break
+    if located is None:
+        return LocatedTransition(t.low, t.high, t.below, t.above, "bracket")
+    point, (start, end) = located
+    lo, hi = min(start, end), max(start, end)
+    spanned = [u for u in brackets if lo <= u.low and u.high <= hi]
+    covered.update((u.low, u.high) for u in spanned)
+    return LocatedTransition(lo, hi, spanned[0].below, spanned[-1].above, point.kind, point.value,
+                             point.rotation_number)
 
 
 def located_table(axis: str, rows: list[LocatedTransition]) -> str:
@@ -198,16 +207,19 @@ def confirmed_table(axis: str, confirmed: list[ConfirmedCycle]) -> str:
     return "\n".join([head + ":"] + lines if confirmed else [head + ": none"])
 
 
-def sweep_bifurcations(path, values, names) -> tuple[list[LocatedTransition], list[ConfirmedCycle]]:
+def sweep_bifurcations(path, values, names, progress: bool = False
+                       ) -> tuple[list[LocatedTransition], list[ConfirmedCycle]]:
     """For a 1-D sweep file (its model, axis and stored final states): the points relabelled by
-    :func:`confirm_slow_cycles`, then :func:`locate_transitions` between the corrected classes."""
+    :func:`confirm_slow_cycles`, then :func:`locate_transitions` between the corrected classes (``progress``:
+    a bar for each on stderr)."""
     data = read_sweep(path)
     require_continuable(data)
     model, axis, states = data.model(), data.axes[0], final_states(path)
     order = np.argsort(values, kind="stable")
     values, names = np.asarray(values)[order], np.asarray(names, dtype=object)[order].copy()
     states = [states[i] for i in order]
-    confirmed = confirm_slow_cycles(model, axis, values, names, states)
+    confirmed = confirm_slow_cycles(model, axis, values, names, states, progress)
     relabel = {c.value: c.now for c in confirmed}
     names = np.array([relabel.get(float(v), n) for v, n in zip(values, names)], dtype=object)
-    return locate_transitions(model, axis, values, names, states, transitions(values, names)), confirmed
+    located = locate_transitions(model, axis, values, names, states, transitions(values, names), progress=progress)
+    return located, confirmed
