@@ -50,6 +50,12 @@ A run file (see ``runs/*.toml``)::
     starts = 64                   # fresh starts per point (docs/attractors.md §6)
     direction = "up"              # up | both (hysteresis)
 
+    [basins]                      # optional, with [attractors] at one point: a basin map (docs/basins.md §7)
+    features = [0, 1]             # the plane through the checkpoint window along two features
+    resolution = 512              # pixels per side; `chunk` pixel rows per Dask task
+    steps = 1000
+    transient = 936
+
     [finite]                      # optional: the finite-N network instead of the MF (docs/model.md §6)
     n_bits = [990, 9900, 99000]   # an extra last grid axis n_bits; multiples of the model's N_se
     replicas = 16
@@ -72,6 +78,7 @@ from ...model.layout import OBSERVABLES
 from ...model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from ...model.spec import require_int
 from .attractors import AttractorSpec, check_census_run, parse_attractors
+from .basins import BasinSpec, check_basins_run, parse_basins
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
 from .run_checks import (
     DEFAULT_PRESET,
@@ -124,6 +131,7 @@ class RunSpec:
     cluster: dict = field(default_factory=dict)
     finite: FiniteSpec | None = None
     attractors: AttractorSpec | None = None
+    basins: BasinSpec | None = None
     source: str = ""
 
     @cached_property
@@ -223,7 +231,7 @@ class RunSpec:
         for key, default in (("file", None), ("index", 0)):   # absent at their defaults: older files keep their key
             if out["start"][key] == default:
                 del out["start"][key]
-        for key in ("finite", "attractors"):        # absent otherwise: older files keep their result key
+        for key in ("finite", "attractors", "basins"):        # absent otherwise: older files keep their result key
             if getattr(self, key) is not None:
                 out[key] = asdict(getattr(self, key))
         return out
@@ -264,8 +272,9 @@ def _to_file_form(data: dict) -> dict:
         out["cluster"] = dict(data["cluster"])
     if data.get("finite") is not None:
         out["finite"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in data["finite"].items()}
-    if data.get("attractors") is not None:
-        out["attractors"] = dict(data["attractors"])
+    for key in ("attractors", "basins"):
+        if data.get(key) is not None:
+            out[key] = {k: v for k, v in data[key].items() if v is not None}
     return out
 
 
@@ -287,7 +296,7 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
               "continuation": lambda v: parse_continuation(v, axes),
               "cluster": lambda v: dict(check_keys(v, CLUSTER_KEYS, "cluster")),
               "finite": lambda v: parse_finite(v, model),
-              "attractors": lambda v: parse_attractors(v, axes)}
+              "attractors": lambda v: parse_attractors(v, axes), "basins": lambda v: parse_basins(v, model)}
     optional = {key: check(data[key]) for key, check in checks.items() if key in data}
     run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
@@ -299,6 +308,8 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
         return run                                       # the finite network starts from x0 = W^o[0]
     if run.attractors is not None:
         check_census_run(run)
+    if run.basins is not None:
+        check_basins_run(run)
     state = run.base_state(model)
     check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
                       model.context, run.continuation.pre_steps if run.continuation else 0)

@@ -38,10 +38,12 @@ from ..store import (
     update_provenance,
     write_points,
 )
+from ..store.basins import basins_done, create_basins, finish_basins, pending_rows, write_rows
 from ..store.census import attractors_done, write_attractors
 from ..store.lock import writer_lock
 from ..store.output import plan_output
 from ..store.provenance import now, record
+from .basins import basin_block, blocks, point_model
 from .census import chain_line, lines_of, stack_lines
 from .cluster import connect
 from .plan import plan
@@ -120,6 +122,8 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
                 _compute(run, f, connection, progress, retries, callback, hosts, target.journal)
                 if run.attractors is not None and not attractors_done(f, run):
                     _chain(run, f, connection.client, progress, retries)
+                if run.basins is not None and not basins_done(f):
+                    _basins(run, f, connection.client, progress, retries)
             except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _close_stopped(f, hosts)
@@ -144,11 +148,12 @@ def _record(f, run: RunSpec, connection, action: str, where: str) -> None:
 
 
 def _chain_pending(run: RunSpec, path: str) -> bool:
-    """Whether the census's chained stage (docs/attractors.md §6) is still to be written to ``path``."""
+    """Whether the census's chained stage (docs/attractors.md §6) or the basin map (docs/basins.md §7) is
+    still to be written to ``path``."""
     if run.attractors is None:
         return False
     with reading(path) as f:
-        return not attractors_done(f, run)
+        return not attractors_done(f, run) or (run.basins is not None and not basins_done(f))
 
 
 def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
@@ -177,6 +182,39 @@ def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
                 write_attractors(f, direction, stack_lines(run, pieces))
     except BaseException:
         client.cancel(everything + inputs)
+        raise
+    finally:
+        bar.close()
+
+
+def _basins(run: RunSpec, f, client, progress: bool, retries: int) -> None:
+    """Stage 3, the basin map (:mod:`.basins`): one task per block of ``chunk`` pixel rows holding a row not
+    yet written, all submitted at once; each block is written as it arrives, then the map's fractions."""
+    from dask.distributed import as_completed
+
+    census = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])[0]
+              for name in sweep_layout(run) if name.startswith("census_")}
+    create_basins(f, run.basins.plane(point_model(run)[0]), census)
+    data = client.scatter([census], direct=False)[0]
+    futures = [client.submit(basin_block, run, first, count, data, retries=retries, pure=False)
+               for first, count in blocks(run, pending_rows(f))]
+    bar = progress_bar(len(futures), f"{run.name}: basin map", enabled=progress)
+    try:
+        with _ctrl_c() as stop:
+            pending = as_completed(futures)
+            while not pending.is_empty():
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                if not pending.has_ready():
+                    time.sleep(POLL)
+                    continue
+                for future in pending.next_batch(block=False):
+                    result = future.result()
+                    write_rows(f, result["first"], result["id"])
+                    bar.update(1)
+        finish_basins(f)
+    except BaseException:
+        client.cancel(futures + [data])
         raise
     finally:
         bar.close()

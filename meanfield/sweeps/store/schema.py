@@ -35,6 +35,8 @@ COORDINATES = {
     "census_slot": "attractor of the point's fresh census (by decreasing basin fraction)",
     "start": "fresh start of the census (counter-based index)", "quantile": "quantile level of the summary",
     "cycle_point": "point of the cycle (phase arbitrary)", "attractor": "attractor id, matched along the axis",
+    "u": "basin map: coordinate along the plane's first direction", "v": "basin map: coordinate along the "
+    "plane's second direction", "plane_axis": "direction of the basin map's plane (0: u, 1: v)",
 }
 
 #: Per-point datasets of sweep and trajectory files (the observable-dependent ones are built by :func:`attrs`).
@@ -73,11 +75,15 @@ VARIABLES = {
     "summary": "quantiles of the newest attention row on the attractor",
     "points": "points of the cycle (newest attention row; NaN beyond the period)",
     "unresolved": "fraction of the fresh starts in no attractor",
+    "id": "attractor id of the start (-1: unresolved)", "map_fraction": "fraction of the basin map's starts",
+    "origin": "attention window the basin map's plane passes through",
+    "direction": "direction of the basin map's plane in the attention window's space",
     "checksum": "crc32 of the point's stored bytes in each checked dataset (docs/storage.md 8)",
 }
 
 #: Flag variables: (long_name, values, meanings).
-FLAGS = {"done": ("point computed and stored", [0, 1], ["pending", "done"])}
+FLAGS = {"done": ("point computed and stored", [0, 1], ["pending", "done"]),
+         "row_done": ("row of the basin map computed and stored", [0, 1], ["pending", "done"])}
 
 #: String coordinates.
 STRINGS = {"evidence_key": "name of the classification evidence entry",
