@@ -34,6 +34,7 @@ import scipy.sparse as sp
 from scipy.optimize import brentq
 
 from meanfield.analysis._input import as_series
+from meanfield.analysis.normal_forms import criticality, normal_form_coefficient
 from meanfield.analysis.orbits import (
     TOLERANCE,
     check_period,
@@ -71,6 +72,9 @@ class Bifurcation:
         of the orbit); None otherwise.
     points : numpy.ndarray
         The orbit at the bifurcation, shape (period, n).
+    coefficient : float or None
+        The critical normal-form coefficient (:mod:`.normal_forms`, docs/bifurcations.md §9): c of a period
+        doubling, l₁ of a Neimark–Sacker point; None for a fold.
     """
 
     kind: str
@@ -79,6 +83,12 @@ class Bifurcation:
     period: int
     rotation_number: float | None
     points: np.ndarray
+    coefficient: float | None = None
+
+    @property
+    def criticality(self) -> str | None:
+        """"supercritical" or "subcritical" from :attr:`coefficient` (None for a fold)."""
+        return criticality(self.kind, self.coefficient)
 
 
 def crossing_indicators(mu: np.ndarray) -> np.ndarray:
@@ -202,19 +212,26 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
                    "stable": np.abs(mus).max(axis=1) < 1}
 
 
-def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: int) -> Bifurcation | None:
-    """Brent's method on the arclength of one continuation step for the root of test function ``which``."""
+def root_on_step(correct, test, z0, t0, h: float, xtol: float):
+    """Brent's method on the arclength s ∈ [0, h] of one continuation step for a root of ``test(z, jacobians)``,
+    each evaluation the point ``correct(z0, t0, s)`` (None when Newton fails); returns that point there."""
     cache = {}
 
     def test_at(s):
-        corrected = branch.correct(z0, t0, s)
+        corrected = correct(z0, t0, s)
         if corrected is None:
             raise AnalysisError("the branch could not be corrected inside a bracketing step")
         cache[s] = corrected
-        return crossing_indicators(multipliers(corrected[1]))[which]
+        return test(*corrected)
 
-    s = brentq(test_at, 0.0, h, xtol=resolution / 4, rtol=4 * np.finfo(float).eps)
-    z, jacobians = cache[s] if s in cache else branch.correct(z0, t0, s)
+    s = brentq(test_at, 0.0, h, xtol=xtol, rtol=4 * np.finfo(float).eps)
+    return cache[s] if s in cache else correct(z0, t0, s)
+
+
+def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: int) -> Bifurcation | None:
+    """Brent's method on the arclength of one continuation step for the root of test function ``which``."""
+    z, jacobians = root_on_step(branch.correct, lambda z, jac: crossing_indicators(multipliers(jac))[which],
+                                z0, t0, h, resolution / 4)
     mu = multipliers(jacobians)
     points, value = branch.unpack(z)
     kind = KINDS[which]
@@ -224,8 +241,9 @@ def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: in
         if abs(first.imag) <= 1e-8 * max(1.0, abs(first)):  # a neutral saddle: real pair with product 1
             return None
         rotation = float(abs(np.angle(first)) / (2 * np.pi))
+    coefficient = normal_form_coefficient(kind, branch.family(value), points, jacobians)
     return Bifurcation(kind=kind, value=float(value), multipliers=mu, period=period, rotation_number=rotation,
-                       points=points)
+                       points=points, coefficient=coefficient)
 
 
 def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, interval, *, params,

@@ -19,20 +19,23 @@ real multipliers collide):
   (Kuznetsov §10.2.3), computed from the eigenvalues (a symmetric function, so real and smooth).
 
 This replaces MatContM's bordered g (same zero set; bordering keeps g well scaled for large p and is not built).
-The row ∂g/∂z of Newton's matrix is a central finite difference over all pn + 2 unknowns (pn + 2 extra
-monodromy evaluations per Newton step, cheap for the small pn this is meant for; dense linear algebra);
-∂G/∂α is a central difference too. Neither moves the converged points: they solve G = 0 to the orbit's
-tolerance and g = 0 to 1e−12 relative to Π(1 + |μ_i|). The curve is followed by pseudo-arclength continuation
-(Keller 1977) in the weighted inner product of :mod:`.bifurcations`, from the start in both directions until
-α_2 leaves ``interval``.
+The row ∂g/∂z of Newton's matrix is a central finite difference (step 1e−6·max(1, |z_k|)): for the state,
+coordinate j of every point x_k is moved at once (one evaluation of the cycle) and g recomputed with only J_k
+replaced, M = (J_{p−1} ⋯ J_{k+1}) J_k (J_{k−1} ⋯ J_0) — 2n evaluations of the cycle, not 2pn; ∂G/∂α and ∂g/∂α
+are central differences too. Neither moves the converged points: they solve G = 0 to the orbit's tolerance and
+g = 0 to 1e−12 relative to Π(1 + |μ_i|). The curve is followed by pseudo-arclength continuation (Keller 1977)
+in the weighted inner product of :mod:`.bifurcations`, from the start in both directions until α_2 leaves
+``interval``. Every point carries the normal-form coefficient of its kind (:mod:`.normal_forms`: c on
+period-doubling, l₁ on Neimark–Sacker curves).
 
 Codim-2 points are sign changes of test functions ψ between consecutive curve points, located by Brent's
 method on the step's arclength (each evaluation a corrected curve point): on a fold curve the fold–flip
-(ψ = det(M + I)); on a period-doubling curve the fold–flip (ψ = det(M − I)); on a Neimark–Sacker curve the
-strong resonances 1:1, 1:2, 1:3, 1:4, where the critical pair's angle θ passes 0, π, 2π/3, π/2
-(ψ_k = Re(μ_a + μ_b)/2 − cos θ_k with μ_a μ_b ≈ 1 the critical pair; beyond 1:1 and 1:2 the pair is real,
-a *neutral saddle*, flagged per point). Cusp, generalised period doubling and Chenciner points need normal-form
-coefficients, which are not computed here.
+(ψ = det(M + I)); on a period-doubling curve the fold–flip (ψ = det(M − I)) and the generalised period
+doubling (ψ = c); on a Neimark–Sacker curve the strong resonances 1:1, 1:2, 1:3, 1:4, where the critical
+pair's angle θ passes 0, π, 2π/3, π/2 (ψ_k = Re(μ_a + μ_b)/2 − cos θ_k with μ_a μ_b ≈ 1 the critical pair;
+beyond 1:1 and 1:2 the pair is real, a *neutral saddle*, flagged per point), and the Chenciner point (ψ = l₁,
+watched where the pair is complex). The cusp on fold curves (the quadratic coefficient ½⟨p, B(q, q)⟩, whose
+sign needs q oriented continuously along the curve) is not computed.
 """
 
 from __future__ import annotations
@@ -40,10 +43,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from meanfield.analysis._input import as_series
-from meanfield.analysis.bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators
+from meanfield.analysis.bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators, root_on_step
+from meanfield.analysis.normal_forms import criticality, monodromy, normal_form_coefficient
 from meanfield.analysis.orbits import (
     TOLERANCE,
     check_period,
@@ -79,30 +82,29 @@ class CodimTwo:
 class Curve:
     """A continued codim-1 curve: ``kind``, ``period``, ``parameters`` (the two indices into ``params``),
     ``values`` (k, 2) = (α_1, α_2) along the curve, ``points`` (k, p, n), ``multipliers`` (k, n),
-    ``neutral_saddle`` (k,) (Neimark–Sacker curves: the critical pair is real there) and ``special`` (the
-    codim-2 points, :class:`CodimTwo`)."""
+    ``neutral_saddle`` (k,) (Neimark–Sacker curves: the critical pair is real there), ``special`` (the
+    codim-2 points, :class:`CodimTwo`) and ``coefficients`` (k,), the normal-form coefficient per point
+    (:mod:`.normal_forms`: c on period-doubling, l₁ on Neimark–Sacker curves; NaN on fold curves and at
+    neutral saddles)."""
 
     kind: str
     period: int
-    parameters: tuple[int, int]
+    parameters: tuple
     values: np.ndarray
     points: np.ndarray
     multipliers: np.ndarray
     neutral_saddle: np.ndarray
     special: list
+    coefficients: np.ndarray
+
+    @property
+    def criticality(self) -> list:
+        """Per point "supercritical", "subcritical" or None (:func:`.normal_forms.criticality`)."""
+        return [criticality(self.kind, c) for c in self.coefficients]
 
 
-def monodromy(jacobians: np.ndarray) -> np.ndarray:
-    """J_{p−1} ⋯ J_0, unscaled (the determinants need M itself; fine while the multipliers are moderate)."""
-    product = np.eye(jacobians.shape[1])
-    for jac in jacobians:
-        product = jac @ product
-    return product
-
-
-def defining(kind: str, jacobians: np.ndarray) -> float:
-    """The scalar g of the extended system (module docstring)."""
-    m = monodromy(jacobians)
+def defining(kind: str, m: np.ndarray) -> float:
+    """The scalar g of the extended system (module docstring) of the monodromy ``m``."""
     if kind == "fold":
         return float(np.linalg.det(m - np.eye(len(m))))
     if kind == "period_doubling":
@@ -112,35 +114,45 @@ def defining(kind: str, jacobians: np.ndarray) -> float:
     return float(np.prod(mu[i] * mu[j] - 1).real)
 
 
-def codim_two_tests(kind: str, mu: np.ndarray) -> dict:
-    """name → (formula, value) of the test functions watched along a curve of ``kind`` (module docstring)."""
-    if kind == "fold":
-        return {"fold_flip": ("det(M + I)", float(np.prod(mu + 1).real))}
-    if kind == "period_doubling":
-        return {"fold_flip": ("det(M − I)", float(np.prod(mu - 1).real))}
-    first, second = critical_pair(mu)
-    half_trace = float((first + second).real / 2)
-    return {f"resonance_{name}": (f"Re(μ_a + μ_b)/2 − cos({theta:.6g})", half_trace - np.cos(theta))
-            for name, theta in RESONANCES.items()}
-
-
 class ExtendedSystem:
-    """[G(x, α); g(x, α)] = 0 and its pseudo-arclength continuation (module docstring)."""
+    """[G(x, α); g(x, α)] = 0 and its pseudo-arclength continuation (module docstring); ``family(α)`` gives
+    the map at α = (α_1, α_2) as an ``evaluate(points) -> (images, jacobians)``."""
 
-    def __init__(self, step, jacobian, params, indices, kind, shape, tol=TOLERANCE):
-        self.step, self.jacobian, self.params, self.indices = step, jacobian, params, indices
-        self.kind, self.shape, self.tol = kind, shape, tol
+    def __init__(self, family, kind, shape, tol=TOLERANCE):
+        self.family, self.kind, self.shape, self.tol = family, kind, shape, tol
         size = shape[0] * shape[1]
         self.weights = np.append(np.full(size, 1.0 / size), [1.0, 1.0])
 
-    def evaluate(self, z):
-        par = self.params.copy()
-        par[list(self.indices)] = z[-2:]
-        return numba_family(self.step, self.jacobian, par)()(z[:-2].reshape(self.shape))
-
     def residual(self, z):
-        images, jacobians = self.evaluate(z)
-        return residuals(z[:-2].reshape(self.shape), images).ravel(), defining(self.kind, jacobians), jacobians
+        points = z[:-2].reshape(self.shape)
+        images, jacobians = self.family(z[-2:])(points)
+        return residuals(points, images).ravel(), defining(self.kind, monodromy(jacobians)), jacobians
+
+    def _dg_dx(self, z, jacobians):
+        """∂g/∂x by central differences: coordinate j of every point x_k moved at once (one evaluation of the
+        cycle), g_k recomputed with only J_k replaced, M = (J_{p−1} ⋯ J_{k+1}) J_k (J_{k−1} ⋯ J_0)."""
+        points = z[:-2].reshape(self.shape)
+        p, n = self.shape
+        before = [np.eye(n)]
+        for jac in jacobians[:-1]:
+            before.append(jac @ before[-1])
+        after = [np.eye(n)]
+        for jac in jacobians[:0:-1]:
+            after.append(after[-1] @ jac)
+        after = after[::-1]
+        evaluate = self.family(z[-2:])
+        row = np.empty((p, n))
+        for j in range(n):
+            h = 1e-6 * np.maximum(1.0, np.abs(points[:, j]))
+            shifted = points.copy()
+            shifted[:, j] += h
+            _, plus = evaluate(shifted)
+            shifted[:, j] -= 2 * h
+            _, minus = evaluate(shifted)
+            for k in range(p):
+                row[k, j] = (defining(self.kind, after[k] @ plus[k] @ before[k])
+                             - defining(self.kind, after[k] @ minus[k] @ before[k])) / (2 * h[k])
+        return row.ravel()
 
     def system(self, z):
         """F(z) = [G; g] and its (pn + 1) × (pn + 2) Jacobian (finite differences where module docstring says)."""
@@ -148,17 +160,38 @@ class ExtendedSystem:
         size = g_vec.size
         matrix = np.zeros((size + 1, size + 2))
         matrix[:size, :size] = shooting_matrix(jacobians).toarray()
-        for k in range(size + 2):
+        matrix[size, :size] = self._dg_dx(z, jacobians)
+        for k in (size, size + 1):
             h = 1e-6 * max(1.0, abs(z[k]))
             plus, minus = z.copy(), z.copy()
             plus[k] += h
             minus[k] -= h
             gp, sp_, _ = self.residual(plus)
             gm, sm, _ = self.residual(minus)
-            if k >= size:
-                matrix[:size, k] = (gp - gm) / (2 * h)
+            matrix[:size, k] = (gp - gm) / (2 * h)
             matrix[size, k] = (sp_ - sm) / (2 * h)
         return np.append(g_vec, g), matrix, jacobians
+
+    def coefficient(self, z, jacobians) -> float:
+        """The normal-form coefficient at curve point z (:mod:`.normal_forms`); NaN for a fold or a neutral
+        saddle."""
+        value = normal_form_coefficient(self.kind, self.family(z[-2:]), z[:-2].reshape(self.shape), jacobians)
+        return np.nan if value is None else value
+
+    def tests(self, z, jacobians) -> dict:
+        """name → (formula, value) of the codim-2 test functions watched along the curve (module docstring)."""
+        mu = multipliers(jacobians)
+        if self.kind == "fold":
+            return {"fold_flip": ("det(M + I)", float(np.prod(mu + 1).real))}
+        if self.kind == "period_doubling":
+            return {"fold_flip": ("det(M − I)", float(np.prod(mu - 1).real)),
+                    "generalised_period_doubling": ("c", self.coefficient(z, jacobians))}
+        first, second = critical_pair(mu)
+        half_trace = float((first + second).real / 2)
+        tests = {f"resonance_{name}": (f"Re(μ_a + μ_b)/2 − cos({theta:.6g})", half_trace - np.cos(theta))
+                 for name, theta in RESONANCES.items()}
+        tests["chenciner"] = ("l₁", self.coefficient(z, jacobians))
+        return tests
 
     def unit(self, t):
         return t / np.sqrt(t @ (self.weights * t))
@@ -196,31 +229,29 @@ class ExtendedSystem:
         return None
 
 
-def _locate(system, z0, t0, h, name, period) -> CodimTwo | None:
+def _locate(system, z0, t0, h, name) -> CodimTwo:
     """Brent's method on the arclength of one step for the root of codim-2 test ``name``."""
-    cache = {}
-
-    def psi(s):
-        corrected = system.correct(z0, t0, s)
-        if corrected is None:
-            raise AnalysisError("the curve could not be corrected inside a bracketing step")
-        cache[s] = corrected
-        return codim_two_tests(system.kind, multipliers(corrected[1]))[name][1]
-
-    s = brentq(psi, 0.0, h, xtol=1e-12, rtol=4 * np.finfo(float).eps)
-    z, jacobians = cache[s] if s in cache else system.correct(z0, t0, s)
-    mu = multipliers(jacobians)
-    return CodimTwo(kind=name, test=codim_two_tests(system.kind, mu)[name][0], values=z[-2:].copy(),
-                    multipliers=mu, points=z[:-2].reshape(system.shape).copy())
+    z, jacobians = root_on_step(system.correct, lambda z, jac: system.tests(z, jac)[name][1], z0, t0, h, 1e-12)
+    return CodimTwo(kind=name, test=system.tests(z, jacobians)[name][0], values=z[-2:].copy(),
+                    multipliers=multipliers(jacobians), points=z[:-2].reshape(system.shape).copy())
 
 
-def _trace(system, z, t, interval, period, max_step, max_points):
-    """One direction of the curve from z along t; returns (zs, mus, special)."""
+#: The test whose value is the curve's normal-form coefficient, by kind.
+COEFFICIENT_TEST = {"period_doubling": "generalised_period_doubling", "neimark_sacker": "chenciner"}
+
+
+def _point(system, z, jacobians, tests=None):
+    """(z, multipliers, coefficient) of one curve point."""
+    tests = system.tests(z, jacobians) if tests is None else tests
+    name = COEFFICIENT_TEST.get(system.kind)
+    return z, multipliers(jacobians), np.nan if name is None else tests[name][1]
+
+
+def _trace(system, z, t, interval, max_step, max_points):
+    """One direction of the curve from z along t; returns (points as :func:`_point`, special)."""
     lo, hi = min(interval), max(interval)
-    _, _, jacobians = system.residual(z)
-    mu = multipliers(jacobians)
-    tests = codim_two_tests(system.kind, mu)
-    zs, mus, special = [], [], []
+    tests = system.tests(z, system.residual(z)[2])
+    found, special = [], []
     h = max_step
     for _ in range(max_points):
         corrected = system.correct(z, t, h)
@@ -230,14 +261,13 @@ def _trace(system, z, t, interval, period, max_step, max_points):
             h /= 2
             continue
         z_new, jacobians = corrected
-        mu_new = multipliers(jacobians)
-        tests_new = codim_two_tests(system.kind, mu_new)
+        tests_new = system.tests(z_new, jacobians)
         for name, (_, before) in tests.items():
             after = tests_new[name][1]
-            if before != 0 and np.sign(before) != np.sign(after):
-                found = _locate(system, z, t, h, name, period)
-                if found is not None and lo <= found.values[1] <= hi:
-                    special.append(found)
+            if before != 0 and np.isfinite(before) and np.isfinite(after) and np.sign(before) != np.sign(after):
+                point = _locate(system, z, t, h, name)
+                if lo <= point.values[1] <= hi:
+                    special.append(point)
         if not lo <= z_new[-1] <= hi:  # end exactly on the interval's edge: Newton with α_2 held there
             z_new = z_new.copy()
             z_new[-1] = lo if z_new[-1] < lo else hi
@@ -245,21 +275,54 @@ def _trace(system, z, t, interval, period, max_step, max_points):
             hold[-1] = 1.0
             edge = system.correct(z_new, hold, 0.0)
             if edge is not None:
-                zs.append(edge[0])
-                mus.append(multipliers(edge[1]))
+                found.append(_point(system, *edge))
             break
         t = system.tangent(z_new, t)
-        z, mu, tests = z_new, mu_new, tests_new
-        zs.append(z)
-        mus.append(mu)
+        z, tests = z_new, tests_new
+        found.append(_point(system, z, jacobians, tests))
         h = min(1.5 * h, max_step)
-    return zs, mus, special
+    return found, special
+
+
+def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1), max_step: float | None = None,
+                max_points: int = MAX_POINTS) -> Curve:
+    """The curve of ``kind`` through the cycle ``points`` (p, n) at α = ``values`` (α_1 located), for a map given
+    as a family ``family(α) -> evaluate`` (:class:`ExtendedSystem`); ``interval`` the range of α_2 (checked by
+    the caller), ``parameters`` what :attr:`Curve.parameters` says. See :func:`continue_curve`."""
+    lo, hi = interval
+    values = np.array(values, dtype=np.float64)
+    points, _, jacobians, _, _ = newton_orbit(family(values), points)
+    tau = crossing_indicators(multipliers(jacobians))[KINDS.index(kind)]
+    if not abs(tau) <= START_TOLERANCE:
+        raise AnalysisError(f"start: not a {kind} point (its test function is {tau:.3g}, not 0)")
+    system = ExtendedSystem(family, kind, points.shape)
+    z0 = np.append(points.ravel(), values)
+    fix_second = np.zeros_like(z0)
+    fix_second[-1] = 1.0
+    corrected = system.correct(z0, fix_second, 0.0)  # Newton with α_2 held at the start's value
+    if corrected is None:
+        raise AnalysisError("start: the extended system does not converge from this point")
+    max_step = (hi - lo) / 25 if max_step is None else float(max_step)
+    pieces = []
+    for direction in (-1.0, 1.0):
+        seed = np.zeros_like(z0)
+        seed[-1] = direction
+        t = system.tangent(corrected[0], seed / system.weights)
+        pieces.append(_trace(system, corrected[0], t, (lo, hi), max_step, max_points))
+    (down, sp_down), (up, sp_up) = pieces
+    zs, mus, coefficients = (np.array(column) for column in zip(*(down[::-1] + [_point(system, *corrected)] + up)))
+    neutral = np.zeros(len(zs), dtype=bool)
+    if kind == "neimark_sacker":
+        neutral = np.array([abs(critical_pair(m)[0].imag) <= 1e-8 * max(1.0, abs(m[0])) for m in mus])
+    return Curve(kind=kind, period=points.shape[0], parameters=tuple(parameters), values=zs[:, -2:],
+                 points=zs[:, :-2].reshape(len(zs), *points.shape), multipliers=mus, neutral_saddle=neutral,
+                 special=sp_down[::-1] + sp_up, coefficients=coefficients)
 
 
 def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, params, kind: str | None = None,
                    max_step: float | None = None, max_points: int = MAX_POINTS) -> Curve:
     """Continue a fold, period-doubling or Neimark–Sacker point of a period-p cycle in two parameters
-    (docs/bifurcations.md §8; Kuznetsov 2004 §10.2; MatContM).
+    (docs/bifurcations.md §8–§9; Kuznetsov 2004 §10.2; MatContM).
 
     Parameters
     ----------
@@ -283,7 +346,8 @@ def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, 
     Returns
     -------
     Curve
-        Points ordered by increasing arclength from ``interval``'s low side, with the codim-2 points found.
+        Points ordered by increasing arclength from ``interval``'s low side, with their normal-form
+        coefficients and the codim-2 points found.
     """
     kind = start.kind if kind is None else kind
     if kind not in KINDS:
@@ -300,34 +364,12 @@ def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, 
     points = as_series(start.points, name="start.points", ndim=(2,))
     if points.shape[0] != period:
         raise AnalysisError(f"start.points: shape {points.shape}; must have period = {period} rows")
-    par[first] = float(start.value)
-    points, _, jacobians, _, _ = newton_orbit(numba_family(step, jacobian, par)(), points)
-    tau = crossing_indicators(multipliers(jacobians))[KINDS.index(kind)]
-    if not abs(tau) <= START_TOLERANCE:
-        raise AnalysisError(f"start: not a {kind} point (its test function is {tau:.3g}, not 0)")
-    system = ExtendedSystem(step, jacobian, par, (first, second), kind, points.shape)
-    z0 = np.append(points.ravel(), [par[first], par[second]])
-    fix_second = np.zeros_like(z0)
-    fix_second[-1] = 1.0
-    corrected = system.correct(z0, fix_second, 0.0)  # Newton with α_2 held at the start's value
-    if corrected is None:
-        raise AnalysisError("start: the extended system does not converge from this point")
-    z0 = corrected[0]
-    max_step = (hi - lo) / 25 if max_step is None else float(max_step)
-    pieces = []
-    for direction in (-1.0, 1.0):
-        seed = np.zeros_like(z0)
-        seed[-1] = direction
-        t = system.tangent(z0, seed / system.weights)
-        pieces.append(_trace(system, z0, t, (lo, hi), period, max_step, max_points))
-    (zs_down, mus_down, sp_down), (zs_up, mus_up, sp_up) = pieces
-    zs = zs_down[::-1] + [z0] + zs_up
-    mus = mus_down[::-1] + [multipliers(corrected[1])] + mus_up
-    mus = np.array(mus)
-    zs = np.array(zs)
-    neutral = np.zeros(len(zs), dtype=bool)
-    if kind == "neimark_sacker":
-        neutral = np.array([abs(critical_pair(m)[0].imag) <= 1e-8 * max(1.0, abs(m[0])) for m in mus])
-    return Curve(kind=kind, period=period, parameters=(first, second), values=zs[:, -2:],
-                 points=zs[:, :-2].reshape(len(zs), *points.shape), multipliers=mus, neutral_saddle=neutral,
-                 special=sp_down[::-1] + sp_up)
+    numba_family(step, jacobian, par)  # checks that step and jacobian are numba functions
+
+    def family(values):
+        at = par.copy()
+        at[[first, second]] = values
+        return numba_family(step, jacobian, at)()
+
+    return trace_curve(family, kind, points, (float(start.value), par[second]), (lo, hi),
+                       parameters=(first, second), max_step=max_step, max_points=max_points)
