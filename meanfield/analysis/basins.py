@@ -153,6 +153,30 @@ def uncertainty_exponent(
     return alpha, stderr, f
 
 
+def map_uncertainty_exponent(basins: object, cells: object = (1, 2, 4, 8, 16)) -> tuple[float, float, np.ndarray]:
+    """Uncertainty exponent ``α`` ± SE of a stored 2-D basin map (docs/basins.md §2): :func:`uncertainty_exponent`
+    with the map itself as the final-state function, every cell at least ``max(cells)`` cells from the edges as
+    a start and ``ε`` = each of ``cells`` (at least 3 distinct integers ≥ 1) in cells; the axes scheme then
+    compares a cell with the cells ``k`` rows and ``k`` columns away. Every id is its own outcome (−1
+    included). Returns ``(alpha, stderr, fractions)``."""
+    ids = _id_array(basins, "basins", ndim=2)
+    steps = np.asarray(cells)
+    if steps.ndim != 1 or steps.dtype.kind not in "iu" or np.unique(steps).size < 3 or steps.min() < 1:
+        raise ConfigError(f"cells = {cells!r} is not allowed: must be at least 3 distinct integers >= 1")
+    k = int(steps.max())
+    if min(ids.shape) <= 2 * k:
+        raise ConfigError(f"cells = {cells!r} is not allowed with a {ids.shape[0]} x {ids.shape[1]} map: the "
+                          "largest must be below half the map's smaller side")
+    rows, cols = np.mgrid[k:ids.shape[0] - k, k:ids.shape[1] - k]
+    starts = np.column_stack([rows.ravel(), cols.ravel()]).astype(np.float64)
+
+    def final_state(points: np.ndarray) -> np.ndarray:
+        cell = np.rint(points).astype(np.int64)
+        return ids[cell[:, 0], cell[:, 1]]
+
+    return uncertainty_exponent(final_state, starts, steps.astype(np.float64))
+
+
 def wada_merging(basins: object, *, max_radius: int = 5) -> tuple[bool, np.ndarray]:
     """Merging-method Wada test on a 2-D basin map (docs/basins.md §3).
 

@@ -48,6 +48,7 @@ def _thresholds(overrides):
 
 def run(args):
     from ..errors import ConfigError, StoreError
+    from ..sweeps.results.basins import basin_report
     from ..sweeps.results.labels import analyze
     from ..sweeps.results.refine import classified_points, refine, transition_table, transitions
     from ..sweeps.results.transitions import confirmed_table, located_table, require_continuable, sweep_bifurcations
@@ -90,4 +91,6 @@ def run(args):
         else:
             report(args, transition_table(axis, found, args.refine))
     for line in census_events(args.path):
+        report(args, line)
+    for line in basin_report(args.path):
         report(args, line)
