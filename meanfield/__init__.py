@@ -16,6 +16,7 @@ from . import kernels  # noqa: F401
 # isort: split
 from . import analysis, presets
 from .analysis.maps import Map
+from .bifurcation_curves import bifurcation_curve
 from .census import continue_attractors, find_attractors
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
@@ -29,7 +30,7 @@ from .sweeps.store import open_run
 from .version import __version__
 
 __all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "confirm_cycle", "find_attractors",
+           "simulate_batch", "periodic_orbit", "bifurcations", "bifurcation_curve", "confirm_cycle", "find_attractors",
            "continue_attractors", "Trajectory", "BatchResult",
            "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
            "load_run", "open_run", "sweep_results", "RunSpec", "simulate_finite", "simulate_finite_batch",

@@ -12,6 +12,7 @@ used by the continuation's predictor is a central difference (docs/bifurcations.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -255,8 +256,9 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
     if isinstance(model, Map):
         start = _map_settled(start_model, state, transient)
         n = _map_period(start_model, start) if period is None else period
-        return Located(locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter),
-                                               (lo, hi), params=model.vector(), resolution=resolution), None)
+        found = locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter), (lo, hi),
+                                        params=model.vector(), resolution=resolution)
+        return Located([replace(point, parameter=parameter) for point in found], None)
     settled = _settle(start_model, model.checkpoint if state is None else state, int(transient))
     n = _detected_period(start_model, settled) if period is None else _locked_period(model, period)
     family = attention_family(model, parameter, _pe_window(model, settled))
@@ -265,4 +267,4 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
                                                resolution)
     except AnalysisError as exc:
         raise AnalysisError(f"the period-{n} orbit at {parameter} = {lo} could not be continued: {exc}") from None
-    return Located(found, continued)
+    return Located([replace(point, parameter=parameter) for point in found], continued)

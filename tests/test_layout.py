@@ -22,7 +22,7 @@ FLOORS = (
     ("presets",),
     ("kernels",),
     ("simulation", "periodic_orbits"),
-    ("finite", "census"),
+    ("finite", "census", "bifurcation_curves"),
     ("sweeps",),
     ("studies",),
     ("plots",),

@@ -16,7 +16,8 @@ Regularity and chaos indicators
     (Gottwald & Melbourne 2009), :func:`band_count`, :func:`lyapunov_spectrum` (Benettin et al. 1980)
 Periodic orbits and bifurcations
     :func:`periodic_orbit`, :func:`locate_bifurcations`, :class:`PeriodicOrbit`, :class:`Bifurcation`,
-    :func:`continue_curve`, :class:`Curve`, :class:`CodimTwo` (docs/bifurcations.md)
+    :func:`continue_curve`, :class:`Curve`, :class:`CodimTwo`, :func:`normal_form_coefficient`
+    (docs/bifurcations.md)
 Attractors of an ensemble of starts (docs/attractors.md)
     :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
@@ -44,6 +45,7 @@ from meanfield.analysis.grouping import Grouping, assign_to_attractors, group_at
 from meanfield.analysis.labels import LABELS, MISSING, label_code, label_names
 from meanfield.analysis.lyapunov import LyapunovResult, lyapunov_spectrum
 from meanfield.analysis.maps import Map, SystemRun
+from meanfield.analysis.normal_forms import normal_form_coefficient
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
 from meanfield.analysis.regularity import birkhoff_drift, weighted_birkhoff_average
@@ -71,6 +73,7 @@ __all__ = [
     "CodimTwo",
     "Curve",
     "continue_curve",
+    "normal_form_coefficient",
     "PeriodicOrbit",
     "locate_bifurcations",
     "periodic_orbit",

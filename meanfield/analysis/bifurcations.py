@@ -27,7 +27,7 @@ in s and hence in λ (|dλ/ds| ≤ 1). τ_NS also vanishes at a *neutral saddle*
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -75,6 +75,9 @@ class Bifurcation:
     coefficient : float or None
         The critical normal-form coefficient (:mod:`.normal_forms`, docs/bifurcations.md §9): c of a period
         doubling, l₁ of a Neimark–Sacker point; None for a fold.
+    parameter : str or int or None
+        The parameter ``value`` belongs to: its index (:func:`locate_bifurcations`) or its name
+        (:func:`meanfield.bifurcations`); a curve continues the point from there.
     """
 
     kind: str
@@ -84,6 +87,7 @@ class Bifurcation:
     rotation_number: float | None
     points: np.ndarray
     coefficient: float | None = None
+    parameter: str | int | None = None
 
     @property
     def criticality(self) -> str | None:
@@ -289,4 +293,4 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
     par[index] = lo
     points = iterate_points(step, as_series(x0, name="x0"), period, par)
     found, _ = continue_and_locate(family, points, period, (lo, hi), resolution)
-    return found
+    return [replace(point, parameter=index) for point in found]

@@ -1,0 +1,132 @@
+"""Two-parameter bifurcation curves of the attention map or a user's map (docs/bifurcations.md §8–§10).
+
+A fold, period-doubling or Neimark–Sacker point returned by :func:`meanfield.bifurcations` (located along one
+parameter, :attr:`~meanfield.analysis.Bifurcation.parameter`) is continued in a second parameter on the
+minimally extended system of :mod:`meanfield.analysis.curves`, with the normal-form coefficient per point
+(:mod:`meanfield.analysis.normal_forms`) and the codim-2 points found. For the attention model the cycle is the
+N-point orbit of :mod:`meanfield.periodic_orbits` (point i mapped with the PE phase i), the state derivatives
+the kernels' analytic Jacobians, the map at α = (α_1, α_2) the model with both parameters replaced. The PE
+phase of the point's first window is not stored with it: of the L rotations of the model's checkpoint PE
+window, the one under which the point's windows are a cycle (smallest multiple-shooting residual) is used.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .analysis.bifurcations import KINDS, Bifurcation, crossing_indicators
+from .analysis.curves import MAX_POINTS, START_TOLERANCE, Curve, trace_curve
+from .analysis.maps import Map
+from .analysis.orbits import numba_family, residuals
+from .errors import ConfigError
+from .model.spec import SCALAR_PARAMETERS, ModelSpec
+from .periodic_orbits import _pe_window, attention_family
+
+
+def _check_point(point, model) -> None:
+    """ConfigError unless ``point`` is a located bifurcation of ``model``'s kind of system (stored fields only)."""
+    if not isinstance(point, Bifurcation) or point.kind not in KINDS:
+        raise ConfigError(f"point = {point!r} is not allowed: must be a fold, period_doubling or neimark_sacker "
+                          "point returned by meanfield.bifurcations")
+    if point.parameter is None or not isinstance(point.parameter, str):
+        raise ConfigError(f"point.parameter = {point.parameter!r} is not allowed: must name the parameter the point "
+                          "was located in (a point returned by meanfield.bifurcations)")
+    tau = crossing_indicators(np.asarray(point.multipliers))[KINDS.index(point.kind)]
+    if not abs(tau) <= START_TOLERANCE:
+        raise ConfigError(f"point = {point.kind} at {point.parameter} = {point.value!r} is not allowed: its "
+                          f"multipliers are not at a {point.kind} (test function {tau:.3g}, must be ≤ "
+                          f"{START_TOLERANCE:g}); pass a point returned by meanfield.bifurcations")
+    size = model.size if isinstance(model, Map) else model.context * model.n_features
+    if np.ndim(point.points) != 2 or np.shape(point.points)[1] != size:
+        raise ConfigError(f"point.points: shape {np.shape(point.points)} is not allowed: must be (period, {size}) "
+                          "for this model")
+
+
+def _check(model, point, parameter, interval) -> tuple[float, float]:
+    """Every argument checked before any computation; returns the interval."""
+    if isinstance(model, Map):
+        model.index(parameter)
+    elif isinstance(model, ModelSpec):
+        if parameter not in SCALAR_PARAMETERS:
+            raise ConfigError(f"parameter = {parameter!r} is not allowed: must be one of "
+                              f"{', '.join(SCALAR_PARAMETERS)}")
+    else:
+        raise ConfigError(f"model = {model!r} is not allowed: must be a ModelSpec or a meanfield.Map")
+    _check_point(point, model)
+    if parameter == point.parameter:
+        raise ConfigError(f"parameter = {parameter!r} is not allowed: the point was located in it; the curve needs "
+                          "a second parameter")
+    try:
+        lo, hi = (float(v) for v in interval)
+    except (TypeError, ValueError):
+        raise ConfigError(f"interval = {interval!r} is not allowed: must be two numbers (low, high)") from None
+    current = model.parameters[parameter] if isinstance(model, Map) else getattr(model, parameter)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi or not lo <= current <= hi:
+        raise ConfigError(f"interval = {interval!r} is not allowed: must be two finite increasing numbers around "
+                          f"the model's {parameter} = {current!r}")
+    model.replace(**{parameter: lo})  # a model that refuses the parameter (gamma set with beta_att) says so now
+    return lo, hi
+
+
+def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[str, str]):
+    """``family(α)`` of the model with both parameters replaced, at the PE phase the point's windows fit."""
+    points = np.asarray(point.points, dtype=np.float64)
+    at_point = model.replace(**{point.parameter: point.value})
+    pe = _pe_window(model, model.checkpoint) if model.checkpoint is not None else np.zeros((model.context, 0))
+    rotations = [np.roll(pe, i, axis=0) for i in range(model.context)]
+    misfit = [np.abs(residuals(points, attention_family(at_point, None, r)()(points)[0])).max() for r in rotations]
+    pe0 = rotations[int(np.argmin(misfit))]
+
+    def family(values):
+        return attention_family(model.replace(**dict(zip(names, values))), None, pe0)()
+
+    return family
+
+
+def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str, interval, *,
+                      max_step: float | None = None, max_points: int = MAX_POINTS) -> Curve:
+    """Continue a point returned by :func:`meanfield.bifurcations` in a second parameter (docs/bifurcations.md
+    §10).
+
+    Parameters
+    ----------
+    model : ModelSpec or Map
+        The model the point was located on, at the second parameter's start value.
+    point : Bifurcation
+        A fold, period-doubling or Neimark–Sacker point of ``mf.bifurcations(model, first, …)``.
+    parameter : str
+        The second parameter (a scalar model parameter, or one of the Map's); ``model``'s value of it must lie
+        in ``interval``.
+    interval : (float, float)
+        The range of the second parameter; the curve is followed from the point in both directions until it
+        leaves the range (or ``max_points`` steps each way).
+    max_step : float, optional
+        Largest arclength step (default 1/25 of the interval's length).
+    max_points : int
+        Most continuation steps in each direction.
+
+    Returns
+    -------
+    ~meanfield.analysis.Curve
+        ``parameters`` = (the point's parameter, ``parameter``); ``values`` (k, 2) both parameters along the
+        curve, ``period``, ``points``, ``multipliers``, ``coefficients`` (c or l₁ per point) and
+        ``criticality``, and ``special``, the codim-2 points.
+    """
+    lo, hi = _check(model, point, parameter, interval)
+    names = (point.parameter, parameter)
+    if isinstance(model, Map):
+        indices = [model.index(name) for name in names]
+        base = model.vector()
+
+        def family(values):
+            at = base.copy()
+            at[indices] = values
+            return numba_family(model.step, model.jacobian, at)()
+
+        start = base[indices[1]]
+    else:
+        family = _attention_curve_family(model, point, names)
+        start = getattr(model, parameter)
+    return trace_curve(family, point.kind, np.asarray(point.points, dtype=np.float64), (point.value, start),
+                       (lo, hi), parameters=names, max_step=max_step, max_points=max_points)
