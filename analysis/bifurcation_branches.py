@@ -13,6 +13,7 @@ import numpy as np
 
 import meanfield as mf
 from meanfield.plots.branches import branches_figure
+from meanfield.plots.data import model_caption
 
 
 def settled_state(beta, steps):
@@ -42,7 +43,8 @@ def main():
         found += points
         branches.append((name, points.branch, colour))
     fig = branches_figure(branches, found, diagram=diagram, windows=[(1.2400, 1.2500), (1.2660, 1.2750)],
-                          entry_label="a_1 (attention output, feature 1)")
+                          title=model_caption(mf.presets.paper().to_dict(), ["beta_o"])
+                          + "; grey: 800 steps of the simulated orbit per β_o")
     path = os.path.join(args.out, "bifurcation_branches.png")
     fig.savefig(path)
     print(f"wrote {path}")

@@ -1,7 +1,7 @@
 """``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG, PDF or SVG by the output's extension)."""
 from __future__ import annotations
 
-KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors")
+KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors", "basins")
 
 
 def register(sub, parents):
@@ -13,7 +13,8 @@ def register(sub, parents):
                                    "the automatic class); lyapunov: exponents vs the swept parameter with class "
                                    "bands; phase: class map of a 2-D sweep; attractors: every attractor of a census "
                                    "sweep ([attractors] table) in its own colour over the stacked basin "
-                                   "fractions, the backward continuation in black. Trajectory files are drawn "
+                                   "fractions, the backward continuation in black; basins: the basin map of a "
+                                   "[basins] sweep, each start coloured by its attractor. Trajectory files are drawn "
                                    "by `meanfield simulate --plot`.")
     p.add_argument("kind", choices=KINDS)
     p.add_argument("path", help="sweep file written by `meanfield sweep`")
@@ -38,6 +39,8 @@ def run(args):
         fig = plot_density_bifurcation(args.path, feature=args.feature)
     elif args.kind == "attractors":
         fig = _attractors(args.path, args.feature)
+    elif args.kind == "basins":
+        fig = _basins(args.path)
     else:
         fig = _classified(args)
     if os.path.dirname(output):
@@ -60,6 +63,20 @@ def _classified(args):
     return figures.class_map(results)
 
 
+def _basins(path: str):
+    """The basin map of a sweep file (docs/basins.md §7)."""
+    from ..errors import ConfigError
+    from ..plots.basins import basins_figure
+    from ..sweeps.store.basins import open_basins
+    try:
+        ds = open_basins(path)
+    except KeyError as exc:
+        raise ConfigError(exc.args[0]) from None
+    if not ds.attrs.get("complete", False):
+        raise ConfigError(f"plot basins: the basin map of {path!r} is not complete: run `meanfield sweep` on it again")
+    return basins_figure(ds, title=f"{path}: {ds.sizes['u']} x {ds.sizes['v']} starts")
+
+
 def _attractors(path: str, feature: int):
     """The census figure of a sweep file's chained censuses (docs/attractors.md §6)."""
     from ..errors import ConfigError
@@ -79,5 +96,12 @@ def _attractors(path: str, feature: int):
         down = None
     if not 0 <= feature < up.sizes["feature"]:
         raise ConfigError(f"--feature = {feature} is not allowed: the census has {up.sizes['feature']} features")
-    return attractors_figure(up, backward=down, feature=feature,
-                             feature_label=f"newest attention row, feature {feature + 1}")
+    from ..plots.data import model_caption
+    from ..plots.style import AXIS_SYMBOLS
+    from ..sweeps.store import read_sweep
+    sweep = read_sweep(path)
+    axis = up["fraction"].dims[0]
+    title = (f"{sweep.run['name']} — {model_caption(sweep.attrs['model'], list(sweep.axes))}\n"
+             f"{sweep.run['attractors']['starts']} starts per value, steps {sweep.run['transient']}.."
+             f"{sweep.run['steps'] - 1} fingerprinted")
+    return attractors_figure(up, backward=down, feature=feature, parameter=AXIS_SYMBOLS.get(axis, axis), title=title)

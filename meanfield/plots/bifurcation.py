@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.colors import LogNorm
 
 from ..errors import ConfigError
-from .data import one_axis, sweep_dataset, sweep_run
+from .data import one_axis, sweep_caption, sweep_dataset, sweep_run
 from .style import AXIS_SYMBOLS, follow_data, label, paper_style, plt
 
 
@@ -73,8 +73,7 @@ def plot_density_bifurcation(sweep, feature: int = 0, band: bool = True, ax=None
         bar.set_label("fraction of steps in bin")
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(run["reductions"]["observable"], feature))
-    ax.set_title(f"{run['name']}: {int(done.sum())}/{len(done)} points, {run['steps'] - run['transient']} "
-                 "recorded steps each", loc="left")
+    ax.set_title(f"{sweep_caption(ds)}, {int(done.sum())}/{len(done)} points", loc="left")
     return fig
 
 

@@ -4,13 +4,14 @@ A branch is the ``branch`` dict of what :func:`meanfield.bifurcations` returns (
 ``multipliers``, ``stable`` per continuation point). Each of the orbit's points is one curve of the chosen
 window entry against the parameter, solid where the orbit is stable and dashed where it is not; the lower panel
 shows the largest multiplier modulus, with the unit circle's |μ| = 1 as a line and the located bifurcations
-marked (F fold, PD period doubling, NS Neimark–Sacker).
+marked on both panels by kind (F fold, PD period doubling, NS Neimark–Sacker; their legend below the figure,
+:func:`~meanfield.plots.style.mark_bifurcations`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .style import paper_style, plt
+from .style import label, mark_bifurcations, paper_style, plt
 
 
 def _pieces(stable: np.ndarray):
@@ -22,31 +23,45 @@ def _pieces(stable: np.ndarray):
 
 @paper_style
 def branches_figure(branches: list, bifurcations: list, *, diagram=None, windows=None, entry: int = 0,
-                    parameter: str = "β_o", entry_label: str = "a_1"):
+                    parameter: str = r"$\beta_o$", entry_label: str | None = None, title: str | None = None):
     """The figure: ``branches`` [(name, branch dict, colour)], ``bifurcations`` (located points, marked on
     both panels), ``diagram`` an optional (values, samples) scatter of simulated orbits drawn beneath,
-    ``windows`` the parameter ranges [(lo, hi), ...] shown side by side (default: everything in one)."""
+    ``windows`` the parameter ranges [(lo, hi), ...] shown side by side (default: everything in one); the
+    y label defaults to feature ``entry`` of the attention output (the newest window row), ``title`` names the
+    model (:func:`meanfield.plots.data.model_caption`)."""
+    from matplotlib.lines import Line2D
     windows = windows or [None]
-    fig, axes = plt.subplots(2, len(windows), figsize=(7, 4.8), sharey="row", height_ratios=(3, 2),
-                             squeeze=False)
+    fig, axes = plt.subplots(2, len(windows), figsize=(8.0, 5.6), sharey="row", height_ratios=(3, 2),
+                             squeeze=False, layout="constrained")
+    kinds = {}
     for column, window in enumerate(windows):
         top, bottom = axes[0, column], axes[1, column]
-        _draw(top, bottom, branches, bifurcations, diagram, entry)
+        shown = [p for p in bifurcations if window is None or window[0] <= p.value <= window[1]]
+        for handle in _draw(top, bottom, branches, shown, diagram, entry):
+            kinds[handle.get_label()] = handle
         if window is not None:
             for ax in (top, bottom):
                 ax.set_xlim(*window)
         bottom.set_xlabel(parameter)
         top.tick_params(labelbottom=False)
-    axes[0, 0].set_ylabel(entry_label)
-    axes[1, 0].set_ylabel("max |μ|")
+    axes[0, 0].set_ylabel(entry_label or label("att", entry))
+    axes[1, 0].set_ylabel(r"largest multiplier $\max|\mu|$")
     handles, labels = axes[0, 0].get_legend_handles_labels()
+    for ax in axes[0, 1:]:
+        more, names = ax.get_legend_handles_labels()
+        handles, labels = handles + more, labels + names
     unique = dict(zip(labels, handles))
-    fig.legend(list(unique.values()), list(unique.keys()), loc="upper center", ncol=2, frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    if diagram is not None:
+        unique["simulated orbits"] = Line2D([], [], ls="none", marker=".", ms=3, color="0.55")
+    unique.update(kinds)
+    fig.legend(list(unique.values()), list(unique.keys()), loc="outside lower center", ncol=3, frameon=False)
+    if title:
+        fig.suptitle(title, x=0.01, ha="left")
     return fig
 
 
-def _draw(top, bottom, branches, bifurcations, diagram, entry):
+def _draw(top, bottom, branches, bifurcations, diagram, entry) -> list:
+    """One window's branches; the legend handles of the bifurcation kinds marked in it."""
     if diagram is not None:
         values, samples = diagram
         top.scatter(np.repeat(values, samples.shape[1]), samples.ravel(), s=0.05, color="0.55", lw=0,
@@ -57,14 +72,10 @@ def _draw(top, bottom, branches, bifurcations, diagram, entry):
         modulus = np.abs(branch["multipliers"]).max(axis=1)
         for a, b, is_stable in _pieces(stable):
             style = "-" if is_stable else "--"
-            label = f"{name} ({'stable' if is_stable else 'unstable'})"
-            top.plot(value[a:b], orbit[a:b], style, color=colour, lw=0.8, label=label)
+            text = f"{name} ({'stable' if is_stable else 'unstable'})"
+            top.plot(value[a:b], orbit[a:b], style, color=colour, lw=0.8, label=text)
             bottom.plot(value[a:b], modulus[a:b], style, color=colour, lw=0.8)
     bottom.axhline(1.0, color="black", lw=0.5)
     bottom.set_yscale("log")
-    for point in bifurcations:
-        for ax in (top, bottom):
-            ax.axvline(point.value, color="0.3", lw=0.5, ls=":")
-        short = {"fold": "F", "period_doubling": "PD", "neimark_sacker": "NS"}[point.kind]
-        bottom.annotate(short, (point.value, 1.0), xytext=(2, -9), textcoords="offset points", fontsize=6,
-                        clip_on=True, annotation_clip=True)
+    mark_bifurcations(bottom, bifurcations)
+    return mark_bifurcations(top, bifurcations)

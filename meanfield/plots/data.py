@@ -47,4 +47,27 @@ def one_axis(ds) -> tuple:
     return axes[0], ds[axes[0]].values
 
 
-__all__ = ["sweep_dataset", "sweep_axes", "sweep_run", "one_axis"]
+def model_caption(model: dict, swept=()) -> str:
+    """The model a figure shows, for its title: ``paper model: M = 3, L = 4, γ = 127.017, ε = 0.02``, the
+    parameters named in ``swept`` left out (docs/model.md §1). ``model`` is the stored form
+    (:meth:`meanfield.model.spec.ModelSpec.to_dict`, a sweep file's ``model`` attribute) with swept values null."""
+    from ..model.spec import ModelSpec
+    data = json.loads(model) if isinstance(model, str) else dict(model)
+    data.update({k: 1.0 for k in ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon") if data.get(k) is None})
+    spec = ModelSpec.from_dict(data)
+    parts = [f"M = {spec.n_features}", f"L = {spec.context}"]
+    if not {"gamma", "beta_att"} & set(swept):
+        parts.append(f"γ = {spec.effective_gamma:.6g}")
+    parts += [f"{symbol} = {getattr(spec, key):g}" for key, symbol in (("beta_o", "β_o"), ("epsilon", "ε"))
+              if key not in swept]
+    return f"{spec.name} model: " + ", ".join(parts)
+
+
+def sweep_caption(ds) -> str:
+    """Title of a sweep's figure: the run's name, its model (:func:`model_caption`) and the recorded steps."""
+    run = sweep_run(ds)
+    return (f"{run['name']} — {model_caption(ds.attrs['model'], sweep_axes(ds))}\nsteps "
+            f"{run['transient']}..{run['steps'] - 1} recorded")
+
+
+__all__ = ["sweep_dataset", "sweep_axes", "sweep_run", "one_axis", "model_caption", "sweep_caption"]

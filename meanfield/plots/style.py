@@ -39,8 +39,11 @@ def legend_outside(ax, **kwargs):
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False, **kwargs)
 
 
-#: Axis labels of the observables (docs/model.md §3.2).
+#: Symbols of the observables (docs/model.md §3.2, "Symbols on the figures").
 SYMBOLS = {"att": "a", "mo": "m^o", "mo_se": "m^{o,se}", "mv": "m^v", "mq": "m^q", "mk": "m^k"}
+#: Their names, said next to the symbol on every axis (docs/model.md §3.2).
+NAMES = {"att": "attention output", "mo": "output mean field", "mo_se": "semantic output mean field",
+         "mv": "value mean field", "mq": "query mean field", "mk": "key mean field"}
 #: Symbols of sweepable parameters on axes.
 AXIS_SYMBOLS = {"beta_o": r"$\beta_o$", "beta_att": r"$\beta_{att}$", "gamma": r"$\gamma$",
                 "epsilon": r"$\epsilon$", "control.kp": "$K_P$", "control.ki": "$K_I$", "control.kd": "$K_D$",
@@ -64,8 +67,9 @@ def check_figure_path(path) -> str:
 
 
 def label(observable: str, feature: int) -> str:
-    """Mathtext label such as ``$m^{o,se}_1$`` (features numbered from 1 as in the paper)."""
-    return f"${SYMBOLS[observable]}_{feature + 1}$"
+    """The axis label of one feature of an observable, the same on every figure: its symbol and name, such as
+    ``$m^{o,se}_1$ (semantic output mean field)`` (features numbered from 1 as in the paper, docs/model.md §3.2)."""
+    return f"${SYMBOLS[observable]}_{feature + 1}$ ({NAMES[observable]})"
 
 
 #: One colour per attractor class, distinguishable with every common colour-vision deficiency (the palette of
@@ -145,3 +149,42 @@ def attractor_handles(names: dict, colours: dict, marker: str | None = None) -> 
     if others:
         handles.append(handle(OTHERS_COLOUR, f"others ({others})"))
     return handles
+
+
+#: Marks of bifurcations located from multipliers (docs/bifurcations.md): (short name, marker); drawn as solid
+#: lines with the marker, never like the dotted ticks of label brackets (:func:`mark_brackets`).
+BIFURCATION_MARKS = {"fold": ("F", "v"), "period_doubling": ("PD", "s"), "neimark_sacker": ("NS", "D")}
+#: Colour of located bifurcations.
+LOCATED_COLOUR = "#D55E00"
+
+
+def mark_bifurcations(ax, points, marker_row: float = 1.0) -> list:
+    """A solid line at every located bifurcation of ``points`` (objects with ``kind`` and ``value``; kinds of
+    :data:`BIFURCATION_MARKS`) with its kind's marker on the top edge of ``ax`` (at ``marker_row`` in axes
+    units); legend handles of the kinds drawn."""
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+    edge = blended_transform_factory(ax.transData, ax.transAxes)
+    kinds = []
+    for point in points:
+        short, marker = BIFURCATION_MARKS[point.kind]
+        ax.axvline(point.value, color=LOCATED_COLOUR, lw=0.7, ls="-", zorder=3)
+        ax.plot([point.value], [marker_row], marker=marker, ms=4, color=LOCATED_COLOUR, transform=edge,
+                clip_on=False, zorder=4)
+        kinds += [] if point.kind in kinds else [point.kind]
+    return [Line2D([], [], color=LOCATED_COLOUR, lw=0.7, marker=BIFURCATION_MARKS[k][1], ms=4,
+                   label=f"{BIFURCATION_MARKS[k][0]}: {k.replace('_', '-')} (multipliers)") for k in kinds]
+
+
+def mark_brackets(ax, centres) -> list:
+    """A thin tick at the bottom edge of ``ax`` at every label bracket's centre (where the automatic class
+    changes, docs/classification.md §9): ticks, not lines across the data, so that many close ones stay apart;
+    the legend handle, or none when there are no brackets."""
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+    centres = np.asarray(centres, dtype=float)
+    if not centres.size:
+        return []
+    edge = blended_transform_factory(ax.transData, ax.transAxes)
+    ax.vlines(centres, 0.0, 0.05, transform=edge, colors="0.25", lw=0.5, zorder=3)
+    return [Line2D([], [], ls="none", marker="|", ms=6, mew=0.8, color="0.25", label="class change (label bracket)")]

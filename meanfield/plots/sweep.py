@@ -19,29 +19,35 @@ from .style import (
     follow_data,
     label,
     legend_outside,
+    mark_bifurcations,
+    mark_brackets,
     paper_style,
     plt,
 )
 
 
-def _mark_transitions(ax, ds) -> bool:
-    """A thin dashed line at the middle of every transition bracket the Dataset holds; whether there was one."""
-    if "transition_low" not in ds:
-        return False
-    for low, high in zip(ds["transition_low"].values, ds["transition_high"].values):
-        ax.axvline(0.5 * (low + high), color="0.4", lw=0.5, ls="--", zorder=0)
-    return ds.sizes["transition"] > 0
+def _mark_transitions(ax, ds, located=None) -> list:
+    """Ticks at the label brackets the Dataset holds and lines at the ``located`` bifurcations (rows with
+    ``kind`` and ``value``; brackets among them, ``value`` None, are skipped); their legend handles."""
+    handles = []
+    if "transition_low" in ds:
+        handles += mark_brackets(ax, 0.5 * (ds["transition_low"].values + ds["transition_high"].values))
+    points = [p for p in located or () if p.value is not None]
+    return handles + mark_bifurcations(ax, points)
 
 
 @paper_style
-def class_bifurcation(sweep, feature: int = 0, ax=None):
+def class_bifurcation(sweep, feature: int = 0, ax=None, located=None):
     """Bifurcation diagram coloured by the automatic class (the reference's second form, docs/model.md §7.1):
     fixed points and periodic orbits as all their visited values (occupied histogram bins), other classes as
-    their Poincaré band points, divergent points (no orbit) as columns, at the grid's points and those of its
+    their Poincaré section points (the band points: one point per crossing, so a chaotic orbit shows as its
+    section, not its whole range), divergent points (no orbit) as columns, at the grid's points and those of its
     refinement rounds; one colour-blind-safe colour per class, every class present in the legend (above the
-    axes, out of the data), the transitions (docs/classification.md §9) as dashed lines, and a y range
-    that follows the points. ``sweep``: a Dataset with labels (:func:`meanfield.sweep_results`) or the path of
-    an analysed sweep file."""
+    axes, out of the data, which says what is drawn), the label brackets of the transitions
+    (docs/classification.md §9) as ticks on the lower edge, the bifurcations ``located`` from multipliers
+    (:func:`meanfield.sweeps.results.transitions.locate_transitions`, docs/bifurcations.md §6) as solid lines
+    marked by kind, and a y range that follows the points. ``sweep``: a Dataset with labels
+    (:func:`meanfield.sweep_results`) or the path of an analysed sweep file."""
     from matplotlib.lines import Line2D
 
     ds = sweep_dataset(sweep, ("hist", "ybin", "label", "period"))
@@ -87,13 +93,14 @@ def class_bifurcation(sweep, feature: int = 0, ax=None):
         ax.plot(xs, ys, ".", ms=0.8, color=CLASS_COLOURS[name], rasterized=True)
         handles.append(Line2D([], [], ls="", marker="o", ms=4, color=CLASS_COLOURS[name],
                               label=name.replace("_", " ")))
-    if _mark_transitions(ax, ds):
-        handles.append(Line2D([], [], color="0.4", lw=0.5, ls="--", label="transition"))
+    handles += _mark_transitions(ax, ds, located)
     follow_data(ax, low, high)
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(observable, feature))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
-              borderaxespad=0.2, handletextpad=0.1, columnspacing=1.0)
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(handles), 6),
+              frameon=False, borderaxespad=0.2, handletextpad=0.1, columnspacing=1.0, alignment="left",
+              title="automatic class: cycles as their visited values, other orbits as Poincaré section points",
+              title_fontsize=7)
     return fig
 
 
@@ -146,7 +153,6 @@ def lyapunov_vs_parameter(sweep, k: int = 3, ax=None):
     step = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
     for value, name in zip(x, names):
         ax.axvspan(value - step / 2, value + step / 2, color=CLASS_COLOURS[name], alpha=BACKGROUND_ALPHA, lw=0)
-    _mark_transitions(ax, ds)
     finite = np.isfinite(lam)
     for j in range(lam.shape[1]):
         style = EXPONENT_STYLES[j % len(EXPONENT_STYLES)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import autocorrelation, power_spectrum, power_spectrum_raw
-from .style import SYMBOLS, label, legend_outside, paper_style, plt
+from .style import NAMES, SYMBOLS, label, legend_outside, paper_style, plt
 
 
 def run_title(traj) -> str:
@@ -40,13 +40,13 @@ def trajectory_figure(traj, observable: str = "mo_se", window: int = 350):
     end = int(np.sum(steps < traj.diverged_at)) + 1 if diverged else len(series)
     tail = slice(max(0, end - window), end)
     for a in range(series.shape[1]):
-        ax_t.plot(steps[tail], series[tail, a], lw=0.8, label=label(observable, a))
+        ax_t.plot(steps[tail], series[tail, a], lw=0.8, label=f"${SYMBOLS[observable]}_{a + 1}$")
     title = run_title(traj) + rf", $\gamma = {traj.model.effective_gamma:.3f}$"
     if diverged:
         ax_t.axvline(traj.diverged_at, color="tab:red", ls="--", lw=1.0, label=f"diverged, t = {traj.diverged_at}")
         title += f": divergent at t = {traj.diverged_at}" + (" (before the recorded steps)" if end == 1 else "")
     ax_t.set_xlabel("step $t$")
-    ax_t.set_ylabel(f"${SYMBOLS[observable]}_a$")
+    ax_t.set_ylabel(f"${SYMBOLS[observable]}_a$ ({NAMES[observable]})")
     legend_outside(ax_t)
     ax_t.set_title(f"last {min(window, end)} recorded steps", loc="left")
     _phase_plane(ax_p, series[:, 0], series[:, 1 % series.shape[1]], label(observable, 0),
