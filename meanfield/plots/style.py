@@ -66,10 +66,11 @@ def check_figure_path(path) -> str:
     return os.fspath(path)
 
 
-def label(observable: str, feature: int) -> str:
+def label(observable: str, feature: int, wrap: bool = False) -> str:
     """The axis label of one feature of an observable, the same on every figure: its symbol and name, such as
-    ``$m^{o,se}_1$ (semantic output mean field)`` (features numbered from 1 as in the paper, docs/model.md §3.2)."""
-    return f"${SYMBOLS[observable]}_{feature + 1}$ ({NAMES[observable]})"
+    ``$m^{o,se}_1$ (semantic output mean field)`` (features numbered from 1 as in the paper, docs/model.md §3.2);
+    ``wrap`` puts the name on a second line (narrow panels)."""
+    return f"${SYMBOLS[observable]}_{feature + 1}$" + ("\n" if wrap else " ") + f"({NAMES[observable]})"
 
 
 #: One colour per attractor class, distinguishable with every common colour-vision deficiency (the palette of

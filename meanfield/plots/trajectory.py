@@ -49,8 +49,8 @@ def trajectory_figure(traj, observable: str = "mo_se", window: int = 350):
     ax_t.set_ylabel(f"${SYMBOLS[observable]}_a$ ({NAMES[observable]})")
     legend_outside(ax_t)
     ax_t.set_title(f"last {min(window, end)} recorded steps", loc="left")
-    _phase_plane(ax_p, series[:, 0], series[:, 1 % series.shape[1]], label(observable, 0),
-                 label(observable, 1 % series.shape[1]))
+    _phase_plane(ax_p, series[:, 0], series[:, 1 % series.shape[1]], label(observable, 0, wrap=True),
+                 label(observable, 1 % series.shape[1], wrap=True))
     ax_p.set_title("all recorded steps", loc="left")
     fig.suptitle(title, color="tab:red" if diverged else "k")
     return fig
@@ -80,7 +80,8 @@ def phase_planes(traj, planes=(("mo_se", 0, "mo_se", 1), ("att", 0, "att", 2))):
     aspect."""
     fig, axes = plt.subplots(1, len(planes), figsize=(3.4 * len(planes), 3.2), layout="constrained")
     for n, (ax, (obs_x, fx, obs_y, fy)) in enumerate(zip(np.atleast_1d(axes), planes)):
-        _phase_plane(ax, getattr(traj, obs_x)[:, fx], getattr(traj, obs_y)[:, fy], label(obs_x, fx), label(obs_y, fy))
+        _phase_plane(ax, getattr(traj, obs_x)[:, fx], getattr(traj, obs_y)[:, fy], label(obs_x, fx, True),
+                     label(obs_y, fy, True))
         ax.set_title(f"({chr(97 + n)})", loc="left")
     fig.suptitle(run_title(traj))
     return fig
