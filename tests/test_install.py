@@ -1,8 +1,9 @@
 """The README's two set-up commands compose, in one fresh virtual environment and in that order: the quick start
 (``pip install .``, then ``meanfield sweep`` of a Figure 3 run file, which compiles the kernels and, in the Dask
-workers that classify the points, the analysis layer's numba functions) followed by the test command's install
-(``pip install -e ".[test]"``). The first leaves no compiled code in the installed package, so the second leaves
-nothing of it behind: ``import meanfield``, a Dask sweep on worker processes and ``meanfield info`` work from any
+workers that classify the points, the analysis layer's numba functions; the installed package holds the shipped
+run files, which run by name from any directory) followed by the test command's install (``pip install -e
+".[test]"``). The first leaves no compiled code in the installed package, so the second leaves nothing of it
+behind: ``import meanfield``, a Dask sweep on worker processes and ``meanfield info`` work from any
 directory. numba's cache goes to the per-user directory (meanfield/kernels/cache.py, imported first by
 meanfield/__init__.py), not into site-packages, where a regular install's leftovers would make ``meanfield`` a
 namespace package that shadows the editable install, and which a cluster often mounts read-only."""
@@ -80,6 +81,16 @@ def test_quick_start_then_test_install_from_another_directory(tmp_path):
     assert not compiled, f"numba wrote into the installed package: {compiled[:4]}"
     cached = [p.name for p in cache.rglob("*.nbi")]
     assert any(name.startswith("period.") for name in cached), f"no analysis function in the user cache: {cached}"
+
+    # the shipped run files are in the installed package (regular files, not the checkout's link) and run by
+    # name from any directory (made tiny with --set)
+    assert (installed / "runs" / "paper_fig3_quick.toml").is_file()
+    assert not (installed / "runs").is_symlink()
+    listed = run([meanfield, "runs"], elsewhere, env)
+    assert "paper_fig3_quick  QUICK version" in listed and "sigma_beta" in listed, listed
+    tiny = ["--set", "grid.beta_o.num=2", "--set", "steps=2000", "--set", "transient=1000", "--set", "chunk=2"]
+    run([meanfield, "sweep", "paper_fig3_quick", *tiny, "--workers", "1", "--no-progress"], elsewhere, env)
+    assert (elsewhere / "results" / "paper_fig3_quick.h5").is_file()
 
     # the test command's install replaces the regular one without a trace
     run([python, "-m", "pip", "install", "--quiet", "-e", ".[test]"], repo, env)

@@ -102,13 +102,18 @@ os.execv("{python}", ["{python}", "-m", "meanfield", *args])
 
 
 def copy_repository(target: pathlib.Path) -> None:
-    """The files git would commit (tracked and new, not ignored), without the .git folder."""
+    """The files git would commit (tracked and new, not ignored), without the .git folder; links stay links
+    (meanfield/runs)."""
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
                             check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
         source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
+        if not (source.is_symlink() or source.is_file()):
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            (target / name).symlink_to(os.readlink(source))
+        else:
             shutil.copy2(source, target / name)
 
 

@@ -8,13 +8,14 @@ from contextlib import nullcontext
 
 def register(sub, parents):
     p = sub.add_parser("sweep", parents=parents, help="run a parameter sweep from a run file (resumable HDF5)",
-                       description="Run the sweep of a TOML run file (runs/*.toml) on Dask: a local cluster of "
-                                   "single-threaded processes by default, an existing scheduler, or SLURM (jobs "
+                       description="Run the sweep of a TOML run file (a path, or a shipped run by name, e.g. "
+                                   "paper_fig3_quick) on Dask: a local cluster of single-threaded processes by "
+                                   "default, an existing scheduler, or SLURM (jobs "
                                    "submitted from here, or inside one allocation with srun). An existing output "
                                    "with the same run spec is resumed (only missing points are computed). "
                                    "External schedulers and workers need meanfield installed. Exit status: 2 for "
                                    "bad input, 3 when the cluster gives the sweep no progress (the watchdog).")
-    p.add_argument("run_file", help="TOML run file")
+    p.add_argument("run_file", help="TOML run file, or the name of a shipped one (meanfield runs lists them)")
     p.add_argument("-o", "--output", help="output HDF5 file (default results/<run file name>.h5)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="change a key of the run file, dotted as in TOML, the value a TOML value: --set steps=2000 "

@@ -88,6 +88,7 @@ from .run_checks import (
     check_model_axes,
     parse_model_table,
 )
+from .shipped import is_run_name, shipped_run
 from .tables import (
     MODEL_AXES,
     START_KEYS,
@@ -331,7 +332,8 @@ def _set(data: dict, key: str, value) -> None:
 
 
 def load_run(source: str | os.PathLike | dict | RunSpec, **overrides) -> RunSpec:
-    """Load and validate a run file: a path to a TOML file, TOML text, an already parsed dict or a RunSpec.
+    """Load and validate a run file: a path to a TOML file, the name of a run shipped with the package
+    (``"paper_fig3_quick"``, :mod:`meanfield.sweeps.config.shipped`), TOML text, an already parsed dict or a RunSpec.
 
     ``overrides`` replace keys before validation: top-level keys (``steps=2000``, ``grid={...}``) or, with
     dots as in TOML, entries of a table: ``load_run(path, **{"grid.beta_o.num": 41, "model.beta_att": 2.0})``
@@ -345,7 +347,9 @@ def load_run(source: str | os.PathLike | dict | RunSpec, **overrides) -> RunSpec
         data, text = dict(source), ""
     else:
         text = os.fspath(source)
-        if "\n" not in text and (text.endswith(".toml") or os.path.exists(text)):
+        if "\n" not in text and is_run_name(text):
+            text = shipped_run(text)
+        elif "\n" not in text and (text.endswith(".toml") or os.path.exists(text)):
             try:
                 with open(text, encoding="utf-8") as fh:
                     text = fh.read()
