@@ -111,7 +111,7 @@ def check_same_grid(sweeps) -> None:
         if s.axes != ["beta_o"]:
             raise StoreError(f"{s.path!r}: axes {s.axes}; the side-by-side comparison needs 1-D beta_o sweeps")
         if g.shape != grids[0].shape or not np.allclose(g, grids[0], rtol=0, atol=1e-12):
-            raise StoreError(f"{s.path!r}: its beta_o grid differs from {sweeps[0].path!r}'s; compare runs on "
+            raise StoreError(f"{s.path!r}: its beta_o grid differs from that of {sweeps[0].path!r}; compare runs on "
                              "the same grid")
 
 

@@ -68,3 +68,12 @@ def snapshot(root) -> dict:
         else:
             out[key] = (path.stat().st_size, path.stat().st_mtime_ns, hashlib.sha1(path.read_bytes()).hexdigest())
     return out
+
+
+def balanced_quotes(message: str) -> bool:
+    """Whether every quotation in a one-line ``message`` is opened and closed: an even number of ``"`` and an
+    even number of ``'`` that are quotes. A ``'`` between two letters is an apostrophe (isn't, the file's,
+    meanfield's), not a quote; every other ``'`` opens or closes a quotation (Python's repr of a value, 'up')."""
+    quotes = [i for i, c in enumerate(message) if c == "'"
+              and not (0 < i < len(message) - 1 and message[i - 1].isalpha() and message[i + 1].isalpha())]
+    return message.count('"') % 2 == 0 and len(quotes) % 2 == 0

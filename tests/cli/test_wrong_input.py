@@ -1,8 +1,9 @@
-"""Every subcommand with a corpus of wrong inputs: exit status 2, exactly one line on stderr, no traceback, and
-no file created or changed in the working directory (inputs from conftest.py)."""
+"""Every subcommand with a corpus of wrong inputs: exit status 2, exactly one line on stderr, no traceback, every
+quotation in it closed (helpers.balanced_quotes), and no file created or changed in the working directory
+(inputs from conftest.py)."""
 import pytest
 
-from .helpers import cli, snapshot
+from .helpers import balanced_quotes, cli, snapshot
 
 #: (arguments, a word the one-line message must contain). Files: see conftest.py.
 CORPUS = [
@@ -38,6 +39,7 @@ CORPUS = [
     # sweep
     (["sweep"], "required"),
     (["sweep", "missing.toml"], "missing.toml"),
+    (["sweep", "no_such_run"], "paper_fig3_quick"),
     (["sweep", "bad_toml.toml"], "TOML"),
     (["sweep", "unknown_key.toml"], "steppz"),
     (["sweep", "text.h5"], "TOML"),
@@ -113,4 +115,17 @@ def test_a_wrong_input_is_one_line_exit_2_and_writes_nothing(workdir, capsys, ar
     assert len(lines) == 1, err
     assert "Traceback" not in err and lines[0].startswith("meanfield")
     assert word.lower() in lines[0].lower(), lines[0]
+    assert balanced_quotes(lines[0]), lines[0]
     assert snapshot(workdir) == before
+
+
+@pytest.mark.parametrize("message, balanced", [
+    ("run file 'x.toml' is not valid TOML", True),
+    ("--set \"a\" isn't allowed: the file's key 'k'", True),
+    ("'../src/results/fig3_quick.h5' holds no attractor census 'up'", True),
+    ("../src/results/fig3_quick.h5' holds no attractor census 'up'", False),     # the opening quote lost
+    ("output 'a.h5 exists", False),
+    ('--set "steps=1 is not allowed', False),
+])
+def test_the_quote_rule(message, balanced):
+    assert balanced_quotes(message) is balanced

@@ -13,6 +13,7 @@ from meanfield.errors import ConfigError, StoreError
 from meanfield.sweeps.execute.plan import parents_of, plan
 from meanfield.sweeps.execute.slurm import slurm_kwargs
 from meanfield.sweeps.store import create_sweep, read_points, sweep_layout, write_points
+from tests.cli.helpers import balanced_quotes
 
 from .helpers import tiny_text
 
@@ -43,7 +44,7 @@ def test_paper_runs_have_the_papers_sizes():
 def test_unknown_keys_are_named(change, words):
     with pytest.raises(ConfigError) as err:
         mf.load_run(change + tiny_text() if "[" not in change else tiny_text() + change)
-    assert all(w in str(err.value) for w in words)
+    assert all(w in str(err.value) for w in words) and balanced_quotes(str(err.value)), str(err.value)
 
 
 @pytest.mark.parametrize("old, new, words", [
@@ -63,7 +64,7 @@ def test_bad_values_are_named(old, new, words):
     assert old in text
     with pytest.raises(ConfigError) as err:
         mf.load_run(text.replace(old, new))
-    assert all(w in str(err.value) for w in words), str(err.value)
+    assert all(w in str(err.value) for w in words) and balanced_quotes(str(err.value)), str(err.value)
 
 
 def test_control_axes_are_passed_to_the_batch_validation():
@@ -233,7 +234,7 @@ def test_walltime_forms(walltime, seconds):
 def test_bad_cluster_values_are_named(table, words):
     with pytest.raises(ConfigError) as err:
         cluster_run(**table)
-    assert all(w in str(err.value) for w in words), str(err.value)
+    assert all(w in str(err.value) for w in words) and balanced_quotes(str(err.value)), str(err.value)
 
 
 def test_replace_and_overrides_revalidate():
