@@ -76,12 +76,7 @@ def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[s
     pe = _pe_window(model, model.checkpoint) if model.checkpoint is not None else np.zeros((model.context, 0))
     rotations = [np.roll(pe, i, axis=0) for i in range(model.context)]
     misfit = [np.abs(residuals(points, attention_family(at_point, None, r)()(points)[0])).max() for r in rotations]
-    pe0 = rotations[int(np.argmin(misfit))]
-
-    def family(values):
-        return attention_family(model.replace(**dict(zip(names, values))), None, pe0)()
-
-    return family
+    return attention_family(model, names, rotations[int(np.argmin(misfit))])
 
 
 def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str, interval, *,

@@ -39,25 +39,29 @@ def _pe_window(model: ModelSpec, state: State) -> np.ndarray:
     return np.asarray(state.pe, dtype=np.float64) if model.pe_bits else np.zeros((model.context, 0))
 
 
-def attention_family(model: ModelSpec, parameter: str | None, pe0: np.ndarray):
+def attention_family(model: ModelSpec, parameter: str | tuple | None, pe0: np.ndarray):
     """``family(value)`` → ``evaluate(points)`` for :mod:`meanfield.analysis.orbits`: point i of an orbit is
-    the window A (flattened) at PE phase i, mapped with ``model`` at ``parameter = value``."""
+    the window A (flattened) at PE phase i, mapped with ``model`` at ``parameter = value`` (a tuple of names
+    takes a tuple of values)."""
     from .kernels.cpu import attention_jacobian
 
     shape = (model.context, model.n_features)
     phases = [np.ascontiguousarray(np.roll(pe0, i, axis=0)) for i in range(model.context)]
 
     def family(value=None):
-        at_value = model if parameter is None else model.replace(**{parameter: value})
+        names = (parameter,) if isinstance(parameter, str) else parameter
+        values = (value,) if isinstance(parameter, str) else value
+        at_value = model if parameter is None else model.replace(**dict(zip(names, values)))
         tables = step_tables(at_value)
 
-        def evaluate(points):
+        def evaluate(points, with_images=True):
             images, jacobians = np.empty_like(points), np.empty(points.shape + (points.shape[1],))
             for i, flat in enumerate(points):
                 att, pe = flat.reshape(shape), phases[i % len(phases)]
-                images[i] = mean_field_step(at_value, att, pe, tables)[0].ravel()
+                if with_images:
+                    images[i] = mean_field_step(at_value, att, pe, tables)[0].ravel()
                 jacobians[i] = attention_jacobian(*tables, pe, att)
-            return images, jacobians
+            return (images if with_images else None), jacobians
 
         return evaluate
 

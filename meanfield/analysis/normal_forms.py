@@ -77,11 +77,11 @@ def jacobian_derivatives(evaluate, points: np.ndarray, directions: np.ndarray, s
     scales[scales == 0] = 1.0
     unit = directions / scales[:, None]
     h = step * max(1.0, float(np.abs(points).max()))
-    _, centre = evaluate(points)
+    _, centre = evaluate(points, with_images=False)
 
     def along(v):
-        _, plus = evaluate(points + h * v)
-        _, minus = evaluate(points - h * v)
+        _, plus = evaluate(points + h * v, with_images=False)
+        _, minus = evaluate(points - h * v, with_images=False)
         return (plus - minus) / (2 * h), (plus - 2 * centre + minus) / h ** 2
 
     first, second = along(unit.real)

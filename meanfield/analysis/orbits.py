@@ -81,8 +81,9 @@ def _images(step, jacobian, points, params, images, jacobians):
 def numba_family(step, jacobian, params: np.ndarray, parameter_index: int | None = None):
     """The maps of an autonomous system given as numba ``step``/``jacobian`` functions, as a *family*:
     ``family(value)`` is the map at ``params[parameter_index] = value`` (``params`` unchanged when
-    ``parameter_index`` is None), an ``evaluate(points) -> (images, jacobians)`` with ``images[i] =
-    F(points[i])`` and ``jacobians[i] = ∂F/∂x(points[i])``. Newton, the multipliers and the continuation only
+    ``parameter_index`` is None), an ``evaluate(points, with_images=True) -> (images, jacobians)`` with
+    ``images[i] = F(points[i])`` and ``jacobians[i] = ∂F/∂x(points[i])`` (a family may skip the images, and
+    return None for them, when ``with_images`` is False). Newton, the multipliers and the continuation only
     ever see such functions; a model with a phase-dependent map builds its own family."""
     for name, fn in (("step", step), ("jacobian", jacobian)):
         if not isinstance(fn, nb.core.dispatcher.Dispatcher):
@@ -93,7 +94,7 @@ def numba_family(step, jacobian, params: np.ndarray, parameter_index: int | None
         if parameter_index is not None:
             par[parameter_index] = value
 
-        def evaluate(points):
+        def evaluate(points, with_images=True):
             p, n = points.shape
             images, jacobians = np.empty((p, n)), np.empty((p, n, n))
             try:
