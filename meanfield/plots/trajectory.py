@@ -67,9 +67,9 @@ def trajectory_panels(traj, observable: str = "mo_se", windows=(250, 350, 5000),
         tail = slice(max(0, len(series) - window), None)
         ax.plot(steps[tail], series[tail], lw=0.6 if window > 1000 else 0.8, color="k",
                 marker="." if window <= 400 else None, ms=2)
-        ax.set_ylabel(label(observable, feature))
         ax.set_title(f"({chr(97 + n)}) last {min(window, len(series))} recorded steps", loc="left")
     np.atleast_1d(axes)[-1].set_xlabel("step $t$")
+    fig.supylabel(label(observable, feature))                   # one label for the panels of one series
     fig.suptitle(run_title(traj))
     return fig
 
