@@ -1,0 +1,126 @@
+"""The minimal critical shock of an attractor: the smallest push of a state on it that sends the trajectory to
+another attractor (docs/basins.md §8; the "minimal critical shock" of nonlocal stability, Halekotte & Feudel,
+Sci. Rep. 10, 11783 (2020)).
+
+The push δ moves the state's window (the attention model: its attention window A, L×M, the positional window
+kept; a :class:`meanfield.analysis.Map`: its state vector); its size is the max norm ‖δ‖∞ = max |δ_ij| over the
+window's entries ("every entry of the context moved by at most r"). The search, over ``phases`` points of the
+attractor (a cycle's successive states; one state of an aperiodic set) and ``directions`` random directions u
+(each entry uniform in [−1, 1], scaled to ‖u‖∞ = 1; direction d from Philox keyed by (seed, d)):
+
+1. scan: every ray (phase, u) is tried at the radii r_j = j·radius/scan, j = 1 … scan, all in one kernel call;
+   the first r_j whose start is not assigned to the attractor (:func:`meanfield.census.basins.assign_tails`:
+   another attractor, or unresolved) brackets the ray's exit with r_{j−1} (a ray that does not leave within
+   ``radius`` has none);
+2. bisection of every bracket (between a radius that stays and one that leaves: it converges to a crossing
+   of the basin's boundary inside the bracket), all rays in one kernel call per round, until it is narrower
+   than ``tol · radius``;
+3. the minimal critical shock is the smallest exit radius over the rays (the upper end of its bracket), with
+   its phase, direction and destination.
+
+It is an upper bound of the true minimum (directions are sampled; the scan can step over a sliver of another
+basin thinner than radius/scan), exact to the bisection's tolerance along the rays it finds. Every start runs
+on its own kernel lane and the directions are counter-based, so the result does not depend on the batching.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL
+from ..errors import ConfigError
+from ..model.spec import require_finite, require_int
+from ..model.state import State
+from .basins import KnownAttractors, assign_tails
+from .find import MAX_PERIOD, check_census_options
+from .starts import start_generator
+from .system import as_system
+
+
+@dataclass(frozen=True)
+class Shock:
+    """A minimal critical shock: its size ``radius`` (max norm over the window; inf when no ray left within
+    the searched radius), the ``phase`` and the push ``delta`` (window-shaped) that reach it, the
+    ``destination`` id (−1 unresolved), and ``radii`` (phases, directions), every ray's exit radius (inf: none)."""
+
+    radius: float
+    phase: int
+    delta: np.ndarray | None
+    destination: int
+    radii: np.ndarray
+
+
+def _window(state) -> np.ndarray:
+    return state.att if isinstance(state, State) else np.asarray(state, dtype=np.float64)
+
+
+def _pushed(state, delta: np.ndarray):
+    """``state`` with its window moved by ``delta`` (the attention model keeps its PE window and controller)."""
+    if isinstance(state, State):
+        return State(att=state.att + delta, pe=state.pe, control=state.control)
+    return np.asarray(state, dtype=np.float64) + delta
+
+
+def _directions(shape: tuple, n: int, seed: int) -> np.ndarray:
+    """``n`` directions of ‖u‖∞ = 1, direction d from its own counter-based generator (module docstring)."""
+    out = np.array([start_generator(seed, d).uniform(-1.0, 1.0, shape) for d in range(n)])
+    return out / np.abs(out).reshape(n, -1).max(axis=1).reshape((n,) + (1,) * len(shape))
+
+
+def _phases(system, state, period: int, phases: int, backend: str) -> list:
+    """``phases`` successive states of the attractor from ``state`` (at most its period; one when aperiodic)."""
+    count = max(1, min(phases, period)) if period > 0 else 1
+    return [state] + [system.run([state], j, j - 1, series=False, backend=backend).final_state(0)
+                      for j in range(1, count)]
+
+
+def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, steps: int, transient: int, *,
+                           radius: float = 1.0, directions: int = 32, phases: int = 24, scan: int = 16,
+                           tol: float = 1e-3, seed: int = 0, max_period: int = MAX_PERIOD,
+                           rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL), backend: str = "cpu") -> Shock:
+    """The minimal critical shock of attractor ``k`` of ``attractors`` (module docstring), from ``state``, a
+    state on it (a census's ``Attractor.state``); every pushed start runs ``steps`` iterations and its tail from
+    ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.analysis.Map`."""
+    check_census_options(steps, transient, max_period, rtol)
+    k = require_int("k", k, 0, len(attractors.period) - 1)
+    radius = require_finite("radius", radius, "a number > 0")
+    tol = require_finite("tol", tol, "a number in (0, 1)")
+    if radius <= 0 or not 0 < tol < 1:
+        raise ConfigError(f"radius = {radius}, tol = {tol} are not allowed: radius must be > 0, tol in (0, 1)")
+    n_dir, n_scan = require_int("directions", directions, 1), require_int("scan", scan, 1)
+    system = as_system(model)
+    origins = _phases(system, state, int(attractors.period[k]), require_int("phases", phases, 1), backend)
+    units = _directions(_window(state).shape, n_dir, require_int("seed", seed, 0))
+    rays = [(p, d) for p in range(len(origins)) for d in range(n_dir)]
+
+    def leaves(pushes: list) -> np.ndarray:
+        """The id of every (ray index, radius) push."""
+        starts = [_pushed(origins[rays[i][0]], r * units[rays[i][1]]) for i, r in pushes]
+        run = system.run(starts, steps, transient, series=False, backend=backend)
+        return assign_tails(run.states, attractors, max_period=max_period, rtol=rtol)
+
+    grid = radius * np.arange(1, n_scan + 1) / n_scan
+    ids = leaves([(i, r) for i in range(len(rays)) for r in grid]).reshape(len(rays), n_scan)
+    out = ids != k
+    first = np.where(out.any(axis=1), out.argmax(axis=1), -1)
+    found = np.flatnonzero(first >= 0)
+    lo, hi = grid[first[found]] - radius / n_scan, grid[first[found]]
+    where = ids[found, first[found]]
+    while found.size and np.max(hi - lo) > tol * radius:
+        mid = (lo + hi) / 2
+        got = leaves(list(zip(found, mid)))
+        left = got != k
+        hi, lo = np.where(left, mid, hi), np.where(left, lo, mid)
+        where = np.where(left, got, where)
+    radii = np.full(len(rays), np.inf)
+    radii[found] = hi
+    if not found.size:
+        return Shock(radius=np.inf, phase=-1, delta=None, destination=-1, radii=radii.reshape(len(origins), n_dir))
+    best = int(np.argmin(hi))
+    phase, d = rays[found[best]]
+    return Shock(radius=float(hi[best]), phase=phase, delta=hi[best] * units[d], destination=int(where[best]),
+                 radii=radii.reshape(len(origins), n_dir))
+
+
+__all__ = ["Shock", "minimal_critical_shock"]
