@@ -34,14 +34,30 @@ def run(args):
             print(f"  {key}: {attrs[key]}")
     model = attrs.get("model")
     if isinstance(model, dict):
-        print("  model: " + ", ".join(f"{k}={'swept' if model.get(k) is None and k != 'gamma' else model.get(k)}"
-                                      for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
+        values = {k: "swept" if model.get(k) is None else model[k] for k in ("name", "beta_o", "beta_att", "epsilon")}
+        values["gamma"] = _gamma(args.path, attrs)
+        print("  model: " + ", ".join(f"{k}={values[k]}" for k in ("name", "beta_o", "beta_att", "gamma", "epsilon")))
     if attrs.get("kind") == SWEEP_KIND:
         _sweep(args.path)
     else:
         for name, (shape, dtype) in datasets(args.path).items():
             print(f"  {name}: {shape} {dtype}")
     _provenance(attrs.get("provenance") or [])
+
+
+def _gamma(path, attrs) -> str:
+    """The γ the softmax uses (docs/model.md §1): ``gamma`` when the model sets it, else derived from β_att
+    (:attr:`meanfield.model.spec.ModelSpec.effective_gamma`), or "swept" with the parameter it follows."""
+    from ..model.spec import ModelSpec
+    from ..sweeps.store import SWEEP_KIND, read_sweep
+    model = attrs["model"]
+    if model.get("gamma") is not None:
+        return f"{model['gamma']:g}"
+    swept = [k for k in ("beta_att", "scaling_att") if model.get(k) is None]
+    if swept:
+        return f"swept (with {swept[0]}, beta_att*scaling_att/sqrt(M))"
+    spec = read_sweep(path).model() if attrs.get("kind") == SWEEP_KIND else ModelSpec.from_dict(model)
+    return f"{spec.effective_gamma:.6g} (beta_att*scaling_att/sqrt(M))"
 
 
 def _provenance(records) -> None:

@@ -8,7 +8,9 @@ import sys
 
 import h5py
 
+import meanfield as mf
 from meanfield.progress import progress_bar
+from meanfield.sweeps.store import write_trajectory
 
 from .helpers import cli, snapshot
 
@@ -34,6 +36,18 @@ def test_info_prints_the_provenance(workdir, capsys):
     assert cli(["info", "traj.h5"]) == 0
     out = capsys.readouterr().out
     assert "provenance [0] simulate" in out and "numpy" in out and "command:" in out
+
+
+def test_info_prints_the_gamma_in_use(workdir, capsys):
+    # the paper preset derives γ = β_att·scaling_att/√M = 2.2·100/√3 = 127.01706 (docs/model.md §1)
+    for path in ("sweep.h5", "traj.h5"):
+        assert cli(["info", path]) == 0
+        assert "gamma=127.017 (beta_att*scaling_att/sqrt(M))" in capsys.readouterr().out
+    assert cli(["info", "map.h5"]) == 0                                   # β_att is an axis: γ follows it
+    assert "gamma=swept (with beta_att" in capsys.readouterr().out
+    write_trajectory("set.h5", mf.simulate(mf.presets.paper(gamma=50.5), 300, 100))
+    assert cli(["info", "set.h5"]) == 0
+    assert "gamma=50.5," in capsys.readouterr().out
 
 
 def test_quiet_and_the_log_file(workdir, capsys):
