@@ -61,3 +61,33 @@ def test_a_census_sweep_shows_its_points_and_its_chain(workdir, capsys):
     loud, quiet = _bars(["sweep", "census.toml", "-o", "census.h5", "--workers", "1"], capsys)
     assert re.search(DONE.format("census"), loud) and re.search(DONE.format("census: attractors"), loud), loud
     assert quiet == ""
+
+
+def test_ctrl_c_during_refine_keeps_the_finished_points(copies, capsys, monkeypatch):
+    """As a sweep: Ctrl-C stops with exit status 130 and one line; the points computed before it are in the file,
+    and the next run computes only the rest (docs/classification.md §9)."""
+    import h5py
+
+    from meanfield.sweeps.results import refine
+    real, calls = refine.compute_chunk, []
+
+    def interrupted(*args):                 # Ctrl-C while the second batch is computed
+        calls.append(args[1].size)
+        if len(calls) == 2 and "stop" not in calls:
+            calls.append("stop")
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(refine, "BATCH", 1)
+    monkeypatch.setattr(refine, "compute_chunk", interrupted)
+    assert cli(["analyze", "sweep.h5", "--refine", "0.05"]) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == "meanfield analyze: interrupted"
+    with h5py.File("sweep.h5", "r") as f:
+        assert f["refine/round_00/done"][...].tolist() == [True]          # round 0 bisects one bracket
+        assert not f["refine/round_01/done"][...].all()
+    del calls[:]
+    calls.append("stop")
+    assert cli(["-q", "analyze", "sweep.h5", "--refine", "0.05"]) == 0
+    with h5py.File("sweep.h5", "r") as f:                                # round 0 is not computed again
+        assert len(calls) - 1 == sum(f["refine"][r]["done"].size for r in f["refine"] if r != "round_00") >= 1
+        assert all(f["refine"][r]["done"][...].all() for r in f["refine"])
