@@ -30,7 +30,7 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 
 # MyST: anchors for headings down to ###, so README's in-page links ("#models") resolve in the included parts
 myst_heading_anchors = 3
-myst_enable_extensions = ["dollarmath"]
+myst_enable_extensions = ["dollarmath", "amsmath"]      # $...$, $$...$$ and \begin{align} as math
 
 # API reference: one page per public object, from the docstrings (numpy style); members in source order. Fields
 # without a docstring of their own (a dataclass's, described by its class docstring) get an entry too, so the

@@ -45,7 +45,7 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     sizes = np.array(sorted({n for s, _, _ in table.values() for n in s}), dtype=np.float64)
     anchor = 0.3 * min(e[0] for _, e, _ in table.values())
     ax_e.plot(sizes, anchor * np.sqrt(sizes[0] / sizes), ":", color="k", lw=1.0, label=r"$\propto N^{-1/2}$")
-    ax_e.axhline(threshold, color="0.6", lw=0.8, ls="--")
+    ax_e.axhline(threshold, color="0.6", lw=0.8, ls="--", label=f"threshold {threshold:g}")
     ax_e.set_xscale("log")
     ax_e.set_yscale("log")
     ax_e.set_xlabel("semantic bits $N$")
