@@ -22,7 +22,9 @@ not jump when two real multipliers collide and turn complex:
 A sign change between two consecutive branch points brackets a bifurcation, which is then located by Brent's
 method on the arclength s ∈ [0, h] of that step (each evaluation a corrected branch point), to ``resolution``
 in s and hence in λ (|dλ/ds| ≤ 1). τ_NS also vanishes at a *neutral saddle* (two real multipliers with
-μ_i μ_j = 1): such roots are discarded, a Neimark–Sacker point needs the critical pair complex.
+μ_i μ_j = 1): such roots are discarded, a Neimark–Sacker point needs the critical pair complex. Every located
+period doubling and Neimark–Sacker point carries its critical normal-form coefficient (:mod:`.normal_forms`,
+docs/bifurcations.md §9), hence whether it is supercritical or subcritical.
 """
 
 from __future__ import annotations

@@ -153,8 +153,9 @@ def normal_form_coefficient(kind: str, evaluate, points: np.ndarray, jacobians: 
     ----------
     kind : str
         "period_doubling" (returns c) or "neimark_sacker" (returns l₁); "fold" returns None.
-    evaluate : callable
-        ``evaluate(points) -> (images, jacobians)``, one map of a family (:func:`.orbits.numba_family`).
+    evaluate : ~collections.abc.Callable
+        ``evaluate(points, with_images=True) -> (images, jacobians)``, one map of a family
+        (:func:`.orbits.numba_family`); only its Jacobians are used.
     points, jacobians : numpy.ndarray
         The cycle (p, n) and its Jacobians (p, n, n) there.
     mu : complex, optional
