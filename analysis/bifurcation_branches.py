@@ -46,7 +46,7 @@ def main():
                           title=model_caption(mf.presets.paper().to_dict(), ["beta_o"])
                           + "; grey: 800 steps of the simulated orbit per β_o")
     path = os.path.join(args.out, "bifurcation_branches.png")
-    fig.savefig(path)
+    fig.savefig(path, dpi=200)
     print(f"wrote {path}")
 
 

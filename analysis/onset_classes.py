@@ -45,7 +45,7 @@ def main():
     fig.set_size_inches(8.0, 3.8)
     fig.suptitle(sweep_caption(results), x=0.01, ha="left")
     output = os.path.join(args.out, "onset_classes.png")
-    fig.savefig(output)
+    fig.savefig(output, dpi=200)
     print(f"wrote {output}")
     return 0
 

@@ -152,9 +152,10 @@ def attractor_handles(names: dict, colours: dict, marker: str | None = None) -> 
     return handles
 
 
-#: Marks of bifurcations located from multipliers (docs/bifurcations.md): (short name, marker); drawn as solid
-#: lines with the marker, never like the dotted ticks of label brackets (:func:`mark_brackets`).
-BIFURCATION_MARKS = {"fold": ("F", "v"), "period_doubling": ("PD", "s"), "neimark_sacker": ("NS", "D")}
+#: Marks of bifurcations located from multipliers (docs/bifurcations.md): (short name, marker, name); drawn as
+#: solid lines with the marker, never like the ticks of label brackets (:func:`mark_brackets`).
+BIFURCATION_MARKS = {"fold": ("F", "v", "fold"), "period_doubling": ("PD", "s", "period doubling"),
+                     "neimark_sacker": ("NS", "D", "Neimark–Sacker")}
 #: Colour of located bifurcations.
 LOCATED_COLOUR = "#D55E00"
 
@@ -168,13 +169,13 @@ def mark_bifurcations(ax, points, marker_row: float = 1.0) -> list:
     edge = blended_transform_factory(ax.transData, ax.transAxes)
     kinds = []
     for point in points:
-        short, marker = BIFURCATION_MARKS[point.kind]
-        ax.axvline(point.value, color=LOCATED_COLOUR, lw=0.7, ls="-", zorder=3)
+        marker = BIFURCATION_MARKS[point.kind][1]
+        ax.axvline(point.value, color=LOCATED_COLOUR, lw=0.6, ls="-", alpha=0.8, zorder=3)
         ax.plot([point.value], [marker_row], marker=marker, ms=4, color=LOCATED_COLOUR, transform=edge,
                 clip_on=False, zorder=4)
         kinds += [] if point.kind in kinds else [point.kind]
-    return [Line2D([], [], color=LOCATED_COLOUR, lw=0.7, marker=BIFURCATION_MARKS[k][1], ms=4,
-                   label=f"{BIFURCATION_MARKS[k][0]}: {k.replace('_', '-')} (multipliers)") for k in kinds]
+    return [Line2D([], [], color=LOCATED_COLOUR, lw=0.6, marker=BIFURCATION_MARKS[k][1], ms=4,
+                   label=f"{BIFURCATION_MARKS[k][0]}: {BIFURCATION_MARKS[k][2]} (multipliers)") for k in kinds]
 
 
 def mark_brackets(ax, centres) -> list:

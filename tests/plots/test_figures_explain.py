@@ -129,7 +129,7 @@ def test_the_class_diagram_draws_located_bifurcations_unlike_label_brackets(swee
     fig = class_bifurcation(results, located=located)
     ax = fig.axes[0]
     entries = texts(ax.get_legend())
-    assert "F: fold (multipliers)" in entries and "PD: period-doubling (multipliers)" in entries
+    assert "F: fold (multipliers)" in entries and "PD: period doubling (multipliers)" in entries
     assert "class change (label bracket)" in entries
     assert "Poincaré section points" in ax.get_legend().get_title().get_text()
     lines = [line for line in ax.get_lines() if distance(line.get_color(), LOCATED_COLOUR) < 1e-6
@@ -184,7 +184,7 @@ def test_the_branches_figure_says_what_ns_f_and_pd_mean_at_a_legible_size():
     fig = branches_figure(branches, found, diagram=(values, np.zeros((11, 4))), windows=[(1.0, 1.4), (1.4, 2.0)],
                           title="paper model")
     entries = texts(fig.legends[0])
-    for text in ("NS: neimark-sacker (multipliers)", "F: fold (multipliers)", "PD: period-doubling (multipliers)",
+    for text in ("NS: Neimark–Sacker (multipliers)", "F: fold (multipliers)", "PD: period doubling (multipliers)",
                  "rest cycle (stable)", "period-2 cycle (unstable)", "simulated orbits"):
         assert text in entries, (text, entries)
     assert fig.axes[0].get_ylabel() == "$a_1$ (attention output)" and "multiplier" in fig.axes[2].get_ylabel()
