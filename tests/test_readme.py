@@ -96,6 +96,8 @@ if args and args[0] == "sweep":
     if "attractors" in data:
         small["attractors.starts"] = min(data["attractors"].get("starts", 64), {replicas})
         small["attractors.max_period"] = min(data["attractors"].get("max_period", 256), (steps - transient) // 2)
+    if "basins" in data:
+        small["basins.resolution"] = {points} ** 2
     args = args[:1] + [x for k, v in small.items() for x in ("--set", f"{{k}}={{v}}")] + args[1:]
 os.execv("{python}", ["{python}", "-m", "meanfield", *args])
 '''

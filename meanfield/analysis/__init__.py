@@ -23,7 +23,8 @@ Attractors of an ensemble of starts (docs/attractors.md)
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
 Basin geometry (docs/basins.md)
     :func:`basin_entropy` (Daza et al. 2016), :func:`uncertainty_exponent` (Grebogi et al. 1983),
-    :func:`wada_merging` (Daza et al. 2018), :func:`tipping_probabilities` (Kaszás et al. 2019)
+    :func:`wada_merging` (Daza et al. 2018), :func:`tipping_probabilities` (Kaszás et al. 2019),
+    :func:`map_uncertainty_exponent` (α of a stored basin map)
 Systems (a user's own map: what the census and the orbit tools take, docs/architecture.md)
     :class:`Map`, :class:`SystemRun`
 Classification
@@ -33,7 +34,13 @@ Label vocabulary (one table for every tool and file)
     :data:`LABELS`, :data:`MISSING`, :func:`label_code`, :func:`label_names`
 """
 
-from meanfield.analysis.basins import basin_entropy, tipping_probabilities, uncertainty_exponent, wada_merging
+from meanfield.analysis.basins import (
+    basin_entropy,
+    map_uncertainty_exponent,
+    tipping_probabilities,
+    uncertainty_exponent,
+    wada_merging,
+)
 from meanfield.analysis.bifurcations import Bifurcation, locate_bifurcations
 from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.classify import Classification, classify, classify_many, decide
@@ -66,6 +73,7 @@ from meanfield.analysis.tori import line_frequencies, section_curve_spread, toru
 
 __all__ = [
     "basin_entropy",
+    "map_uncertainty_exponent",
     "tipping_probabilities",
     "uncertainty_exponent",
     "wada_merging",

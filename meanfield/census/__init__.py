@@ -2,9 +2,12 @@
 
 :mod:`.starts` draws the ensembles (counter-based seeds), :mod:`.find` runs them through the batched kernel and
 groups them with the generic layer (:mod:`meanfield.analysis.fingerprint`, :mod:`meanfield.analysis.grouping`),
-:mod:`.continuation` follows them along a parameter.
+:mod:`.continuation` follows them along a parameter,
+:mod:`.basins` draws basin maps on a plane of start windows and :mod:`.shock` finds an attractor's minimal
+critical shock (docs/basins.md §7–§8).
 docs/attractors.md explains the method, its thresholds and its limits.
 """
+from .basins import KnownAttractors, Plane, basin_map, plane
 from .continuation import (
     AttractorContinuation,
     attractor_events,
@@ -12,9 +15,10 @@ from .continuation import (
     continue_censuses,
 )
 from .find import Attractor, Census, find_attractors
+from .shock import Shock, minimal_critical_shock
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
 __all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_events",
            "continue_attractors", "continue_censuses", "find_attractors",
            "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator",
-           "uniform_windows"]
+           "uniform_windows", "KnownAttractors", "Plane", "basin_map", "plane", "Shock", "minimal_critical_shock"]

@@ -27,6 +27,7 @@ import numpy as np
 import xarray as xr
 
 from ..analysis import LABELS
+from ..analysis.basins import tipping_probabilities
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
@@ -68,6 +69,25 @@ class AttractorContinuation:
             out[v, ids] = [a.fraction for a in census.attractors]
         return out
 
+    def tipping(self) -> np.ndarray:
+        """(values, ids, ids + 1) tipping probabilities from the previous value of the chain to each value
+        (docs/basins.md §4, Kaszás, Feudel & Tél 2019), over the fresh starts (the same at every value):
+        ``[v, i, j]`` the fraction of the starts on id i at the previous value that are on id j at value v, the
+        last column the fraction that is unresolved there; NaN at the first value and for ids without a start
+        at the previous value."""
+        n = max(self.n_ids, 1)
+        out = np.full((len(self.values), n, n + 1), np.nan)
+        matched = [np.append(ids, -1)[np.where(c.assignment >= 0, c.assignment, ids.size)]      # -1 stays -1
+                   for c, ids in zip(self.censuses, self.ids)]
+        for v in range(1, len(self.values)):
+            matrix, before, after = tipping_probabilities(matched[v - 1], matched[v])
+            columns = np.where(after >= 0, after, n)
+            for row, i in zip(matrix, before):
+                if i >= 0:
+                    out[v, i] = 0.0
+                    out[v, i, columns] = row
+        return out
+
     def events(self) -> list[tuple]:
         """(value, id, "appears" | "vanishes", label, period) in the order the values were computed."""
         return attractor_events(self.to_dataset(), order=self.values)
@@ -102,14 +122,18 @@ class AttractorContinuation:
                 if a.lyapunov is not None:
                     lyapunov[row, i] = a.lyapunov
         dims = (self.parameter, "attractor")
-        data = {"fraction": (dims, fraction), "fraction_stderr": (dims, stderr), "label": (dims, label),
+        tipping = self.tipping()[order]
+        data = {"tipping": (dims + ("destination",), tipping[..., :n_a]),
+                "tipping_unresolved": (dims, tipping[..., n_a]), "fraction": (dims, fraction),
+                "fraction_stderr": (dims, stderr), "label": (dims, label),
                 "period": (dims, period), "scale": (dims, scale),
                 "summary": (dims + ("quantile", "feature"), summary),
                 "points": (dims + ("cycle_point", "feature"), points), "unresolved": ((self.parameter,), unresolved)}
         if k:
             data["lyapunov"] = (dims + ("exponent",), lyapunov)
         coords = {self.parameter: np.asarray(self.values)[order], "attractor": np.arange(n_a),
-                  "quantile": (np.arange(q) + 0.5) / q, "feature": np.arange(m), "cycle_point": np.arange(width)}
+                  "quantile": (np.arange(q) + 0.5) / q, "feature": np.arange(m), "cycle_point": np.arange(width),
+                  "destination": np.arange(n_a)}
         if k:
             coords["exponent"] = np.arange(k)
         return xr.Dataset(data, coords=coords,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis.basins import basin_entropy, map_uncertainty_exponent
+from ...errors import AnalysisError
 from ..store.basins import open_basins
 
 #: Box side of the basin entropy, in cells (Daza et al. 2016 use 5).
@@ -26,7 +27,8 @@ def cells_for(shape: tuple) -> tuple:
 @dataclass(frozen=True)
 class BasinMeasures:
     """The measures of one basin map: ``entropy`` S_b, ``boundary_entropy`` S_bb (``fractal_by_log2``: S_bb >
-    ln 2, a sufficient condition for a fractal boundary), ``alpha`` ± ``alpha_stderr`` with ``fractions``
+    ln 2, a sufficient condition for a fractal boundary), ``alpha`` ± ``alpha_stderr`` (NaN when
+    no start is uncertain at some ε, e.g. a map of one id) with ``fractions``
     f(ε) at ε = :func:`cells_for` the map, ``unresolved`` the fraction of starts with id −1, ``map_fraction`` per id."""
 
     entropy: float
@@ -47,7 +49,11 @@ def basin_measures(path) -> BasinMeasures:
     ds = open_basins(path)
     ids = ds["id"].values
     entropy, boundary = basin_entropy(ids, box=BOX)
-    alpha, stderr, fractions = map_uncertainty_exponent(ids, cells_for(ids.shape))
+    try:
+        alpha, stderr, fractions = map_uncertainty_exponent(ids, cells_for(ids.shape))
+    except AnalysisError:
+        alpha = stderr = np.nan
+        fractions = np.full(len(cells_for(ids.shape)), np.nan)
     return BasinMeasures(entropy=entropy, boundary_entropy=boundary, alpha=alpha, alpha_stderr=stderr,
                          fractions=fractions, unresolved=float(np.mean(ids < 0)),
                          map_fraction=np.array([np.mean(ids == k) for k in ds["attractor"].values]))

@@ -37,6 +37,7 @@ COORDINATES = {
     "cycle_point": "point of the cycle (phase arbitrary)", "attractor": "attractor id, matched along the axis",
     "u": "basin map: coordinate along the plane's first direction", "v": "basin map: coordinate along the "
     "plane's second direction", "plane_axis": "direction of the basin map's plane (0: u, 1: v)",
+    "destination": "attractor id at this value of the chain",
 }
 
 #: Per-point datasets of sweep and trajectory files (the observable-dependent ones are built by :func:`attrs`).
@@ -75,7 +76,11 @@ VARIABLES = {
     "summary": "quantiles of the newest attention row on the attractor",
     "points": "points of the cycle (newest attention row; NaN beyond the period)",
     "unresolved": "fraction of the fresh starts in no attractor",
-    "id": "attractor id of the start (-1: unresolved)", "map_fraction": "fraction of the basin map's starts",
+    "id": "attractor id of the start (-1: unresolved)", "tipping": "fraction of the fresh starts on the attractor at "
+    "the chain's previous value that are on the destination at this value (NaN: none there)",
+    "tipping_unresolved": "fraction of the fresh starts on the attractor at the chain's previous value that are "
+    "unresolved at this value",
+    "map_fraction": "fraction of the basin map's starts",
     "origin": "attention window the basin map's plane passes through",
     "direction": "direction of the basin map's plane in the attention window's space",
     "checksum": "crc32 of the point's stored bytes in each checked dataset (docs/storage.md 8)",
