@@ -31,7 +31,7 @@ def test_logistic_map_flip_at_r_3_is_supercritical_with_c_9():
     # c = f''²/4 + f'''/6 = 36/4 = 9 > 0: supercritical (the stable 2-cycle is born for r > 3)
     flip, = locate_bifurcations(logistic_step, logistic_jacobian, np.array([0.6]), 1, 0, (2.9, 3.1),
                                 params=np.array([2.9]))
-    assert flip.kind == "period_doubling"
+    assert flip.kind == "period_doubling" and flip.parameter == 0
     assert abs(flip.coefficient - 9.0) <= REL * 9.0
     assert flip.criticality == "supercritical"
 
