@@ -15,10 +15,11 @@ from .continuation import (
     continue_censuses,
 )
 from .find import Attractor, Census, find_attractors
-from .shock import Shock, minimal_critical_shock
+from .shock import Shock, ShockSearch, minimal_critical_shock
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
 __all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_events",
            "continue_attractors", "continue_censuses", "find_attractors",
            "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator",
-           "uniform_windows", "KnownAttractors", "Plane", "basin_map", "plane", "Shock", "minimal_critical_shock"]
+           "uniform_windows", "KnownAttractors", "Plane", "basin_map", "plane", "Shock", "ShockSearch",
+           "minimal_critical_shock"]

@@ -39,6 +39,32 @@ from .system import as_system
 
 
 @dataclass(frozen=True)
+class ShockSearch:
+    """How far and how finely the shock is searched (module docstring): rays out to ``radius`` (max norm),
+    ``directions`` random directions at each of ``phases`` points of the attractor, ``scan`` radii per ray, then
+    bisection to ``tol · radius``; directions from the counter-based generators of ``seed``."""
+
+    radius: float = 1.0
+    directions: int = 32
+    phases: int = 24
+    scan: int = 16
+    tol: float = 1e-3
+    seed: int = 0
+
+    def checked(self) -> ShockSearch:
+        """The same search, or a ConfigError naming the first option that is not allowed."""
+        radius = require_finite("radius", self.radius, "a number > 0")
+        tol = require_finite("tol", self.tol, "a number in (0, 1)")
+        if radius <= 0:
+            raise ConfigError(f"radius = {self.radius!r} is not allowed: must be a number > 0")
+        if not 0 < tol < 1:
+            raise ConfigError(f"tol = {self.tol!r} is not allowed: must be a number in (0, 1)")
+        return ShockSearch(radius=radius, directions=require_int("directions", self.directions, 1),
+                           phases=require_int("phases", self.phases, 1), scan=require_int("scan", self.scan, 1),
+                           tol=tol, seed=require_int("seed", self.seed, 0))
+
+
+@dataclass(frozen=True)
 class Shock:
     """A minimal critical shock: its size ``radius`` (max norm over the window; inf when no ray left within
     the searched radius), the ``phase`` and the push ``delta`` (window-shaped) that reach it, the
@@ -76,22 +102,19 @@ def _phases(system, state, period: int, phases: int, backend: str) -> list:
 
 
 def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, steps: int, transient: int, *,
-                           radius: float = 1.0, directions: int = 32, phases: int = 24, scan: int = 16,
-                           tol: float = 1e-3, seed: int = 0, max_period: int = MAX_PERIOD,
+                           search: ShockSearch = ShockSearch(), max_period: int = MAX_PERIOD,
                            rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL), backend: str = "cpu") -> Shock:
     """The minimal critical shock of attractor ``k`` of ``attractors`` (module docstring), from ``state``, a
     state on it (a census's ``Attractor.state``); every pushed start runs ``steps`` iterations and its tail from
-    ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.analysis.Map`."""
+    ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.analysis.Map`; ``search``: the
+    rays (:class:`ShockSearch`), checked with everything else before anything runs."""
     check_census_options(steps, transient, max_period, rtol)
     k = require_int("k", k, 0, len(attractors.period) - 1)
-    radius = require_finite("radius", radius, "a number > 0")
-    tol = require_finite("tol", tol, "a number in (0, 1)")
-    if radius <= 0 or not 0 < tol < 1:
-        raise ConfigError(f"radius = {radius}, tol = {tol} are not allowed: radius must be > 0, tol in (0, 1)")
-    n_dir, n_scan = require_int("directions", directions, 1), require_int("scan", scan, 1)
+    search = search.checked()
+    radius, tol, n_dir, n_scan = search.radius, search.tol, search.directions, search.scan
     system = as_system(model)
-    origins = _phases(system, state, int(attractors.period[k]), require_int("phases", phases, 1), backend)
-    units = _directions(_window(state).shape, n_dir, require_int("seed", seed, 0))
+    origins = _phases(system, state, int(attractors.period[k]), search.phases, backend)
+    units = _directions(_window(state).shape, n_dir, search.seed)
     rays = [(p, d) for p in range(len(origins)) for d in range(n_dir)]
 
     def leaves(pushes: list) -> np.ndarray:
@@ -123,4 +146,4 @@ def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, st
                  radii=radii.reshape(len(origins), n_dir))
 
 
-__all__ = ["Shock", "minimal_critical_shock"]
+__all__ = ["Shock", "ShockSearch", "minimal_critical_shock"]
