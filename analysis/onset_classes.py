@@ -43,7 +43,7 @@ def main():
     results = mf.sweep_results(path)
     fig = class_bifurcation(results, located=located)
     fig.set_size_inches(8.0, 3.8)
-    fig.suptitle(sweep_caption(results), x=0.01, ha="left")
+    fig.suptitle(sweep_caption(results), x=0.01, ha="left", fontsize=9)
     output = os.path.join(args.out, "onset_classes.png")
     fig.savefig(output, dpi=200)
     print(f"wrote {output}")
