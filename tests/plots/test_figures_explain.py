@@ -191,3 +191,22 @@ def test_the_branches_figure_says_what_ns_f_and_pd_mean_at_a_legible_size():
     assert fig.get_size_inches()[0] >= 7.0 and fig.get_suptitle() == "paper model"
     assert_legible(fig)
     plt.close(fig)
+
+
+def test_the_pid_fractions_and_the_finite_n_figures_label_every_line():
+    from meanfield.plots.finite import finite_convergence_figure
+    from meanfield.plots.pid import CLASSES, fractions_figure
+    from meanfield.studies.convergence import convergence_study
+    rows = [dict({c: 0.0 for c in CLASSES}, variant=name, fixed_point=0.5, chaotic=0.5) for name in ("none", "P")]
+    fig = fractions_figure(rows)
+    assert {"fixed point", "chaotic"} <= set(all_legend_texts(fig)) and "fraction" in fig.axes[0].get_ylabel()
+    plt.close(fig)
+    model = mf.presets.paper()
+    runs = convergence_study(model, betas=(0.5,), sizes=(990, 9900), replicas=4, steps=model.context + 1 + 5, seed=1)
+    fig = finite_convergence_figure(runs, window=5)
+    trajectories, errors = fig.axes
+    assert trajectories.get_ylabel() == "$m^{o,se}_1$ (semantic output mean field)"
+    assert {"mean field", "expectation"} <= set(texts(trajectories.get_legend()))
+    assert {r"$\beta_o = 0.5$", r"$\propto N^{-1/2}$", "threshold 0.01"} <= set(texts(errors.get_legend()))
+    assert_legible(fig)
+    plt.close(fig)
