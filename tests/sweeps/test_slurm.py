@@ -266,3 +266,20 @@ def test_a_census_on_two_jobs_equals_local_bitwise(two_cpus, tmp_path):
         for name in theirs.data_vars:
             np.testing.assert_array_equal(ours[name].values, theirs[name].values, err_msg=f"{direction}/{name}")
     wait_until(lambda: not live_jobs(), 30, "the sweep's jobs leave the queue")
+
+
+def test_a_basin_map_on_two_jobs_equals_local_bitwise(two_cpus, tmp_path):
+    from meanfield.sweeps.store.basins import open_basins
+
+    from .test_basins import BASINS
+    text = BASINS.format(chunk=4)
+    local(text, tmp_path / "local.h5")
+    (tmp_path / "run.toml").write_text(slurm_text(text, tmp_path / "logs", jobs=2, walltime="10m"))
+    done = subprocess.run(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    ours, theirs = (open_basins(tmp_path / name) for name in ("slurm.h5", "local.h5"))
+    assert ours.attrs["complete"]
+    for name in theirs.data_vars:
+        np.testing.assert_array_equal(ours[name].values, theirs[name].values, err_msg=name)
+    wait_until(lambda: not live_jobs(), 30, "the sweep's jobs leave the queue")
