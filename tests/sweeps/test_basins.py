@@ -54,7 +54,7 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
     assert list(ds["period"].values) == [24, 24, 24, 24] and ds.attrs["unresolved"] == 0.0
     assert set(np.unique(ds["id"].values)) == {0, 1, 2, 3}
     np.testing.assert_allclose(ds["map_fraction"].values, [np.mean(ds["id"].values == k) for k in range(4)])
-    # the plane through the checkpoint along features 0, 1 (docs/basins.md §7), pixel (i, j) = origin + u_i e_0 + v_j e_1
+    # the plane through the checkpoint along features 0, 1 (docs/basins.md §7): pixel (i, j) = origin + u_i e0 + v_j e1
     model = mf.presets.paper(beta_o=2.8)
     np.testing.assert_array_equal(ds["origin"].values, model.checkpoint.att)
     assert ds["u"].values[0] == -1.0 and ds["v"].values[-1] == 1.0
@@ -92,6 +92,21 @@ def test_rows_lost_before_the_end_are_computed_again_identically(reference_map, 
     mf.sweep(BASINS.format(chunk=5), damaged, client=client, progress=False)
     np.testing.assert_array_equal(open_basins(damaged)["id"].values, open_basins(reference_map)["id"].values)
     assert open_basins(damaged).attrs["complete"]
+
+
+def test_the_plane_of_two_windows_through_a_third_survives_the_stored_run_file():
+    import json
+
+    from meanfield.sweeps.config.runfile import stored_run
+    w0, w1, origin = ([[0.1, 0.2, 0.3], [0, 0, 0], [0, 0, 0], [1, 1, 1]], [[0.5, 0.2, 0.3], [0, 0, 0], [0, 0, 0],
+                      [1, 1, 1]], [[0, 0, 0.5], [0, 0, 0], [0, 0, 0], [0, 0, 0]])
+    table = f"resolution = [8, 6]\nwindows = [{w0}, {w1}]\norigin = {origin}\nu = [0.0, 1.0]"
+    run = mf.load_run(BASINS.format(chunk=1).replace(f"resolution = {SIDE}", table))
+    assert stored_run(json.loads(run.to_json())).result_key() == run.result_key()     # a resumed file matches
+    plane = run.basins.plane(run.model)
+    # pixel (i, j) = origin + u_i (W0 - origin) + v_j (W1 - origin): (1, -1) is W0 - W1 + origin
+    np.testing.assert_allclose(plane.starts(range(7, 8))[0].att, np.subtract(w0, w1) + origin, atol=1e-15)
+    np.testing.assert_allclose(plane.starts(range(7, 8))[5].att, w0 + np.subtract(w1, origin), atol=1e-15)
 
 
 @pytest.mark.parametrize("table, key", [

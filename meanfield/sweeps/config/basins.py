@@ -17,14 +17,15 @@ from .tables import check_keys
 @dataclass(frozen=True)
 class BasinSpec:
     """The ``[basins]`` table (docs/basins.md §7): the plane through ``origin`` (``"checkpoint"``: the model's
-    checkpoint window, or a window L×M) along two ``features`` of the window or towards two ``windows``, ``u``
-    and ``v`` the ranges of its coordinates, ``resolution`` pixels along each; every pixel runs ``steps``
-    iterations and its attention row over t = ``transient`` … steps − 1 is assigned to the census's attractors."""
+    checkpoint window, or a window L×M) along two ``features`` of the window (default 0 and 1) or towards two
+    ``windows``, ``u`` and ``v`` the ranges of its coordinates, ``resolution`` pixels along each; every pixel
+    runs ``steps`` iterations and its attention row over t = ``transient`` … steps − 1 is assigned to the
+    census's attractors."""
 
     steps: int
     transient: int
     origin: object = "checkpoint"
-    features: tuple = (0, 1)
+    features: tuple | None = None
     windows: tuple | None = None
     u: tuple = (-1.0, 1.0)
     v: tuple = (-1.0, 1.0)
@@ -32,7 +33,8 @@ class BasinSpec:
 
     def plane(self, model: ModelSpec) -> Plane:
         """The plane of start windows this table describes, for ``model``."""
-        return plane(model, origin=None if self.origin == "checkpoint" else self.origin, features=self.features,
+        features = (0, 1) if self.features is None else self.features
+        return plane(model, origin=None if self.origin == "checkpoint" else self.origin, features=features,
                      windows=self.windows, u=self.u, v=self.v, resolution=self.resolution)
 
 

@@ -27,9 +27,9 @@ def cells_for(shape: tuple) -> tuple:
 @dataclass(frozen=True)
 class BasinMeasures:
     """The measures of one basin map: ``entropy`` S_b, ``boundary_entropy`` S_bb (``fractal_by_log2``: S_bb >
-    ln 2, a sufficient condition for a fractal boundary), ``alpha`` ± ``alpha_stderr`` (NaN when
-    no start is uncertain at some ε, e.g. a map of one id) with ``fractions``
-    f(ε) at the ε the map allows (``cells_for``), ``unresolved`` the fraction of starts with id −1, ``map_fraction`` per id."""
+    ln 2, a sufficient condition for a fractal boundary), ``alpha`` ± ``alpha_stderr`` (NaN when no start is
+    uncertain at some ε, e.g. a map of one id) with ``fractions`` f(ε) at the ε the map allows (``cells_for``),
+    ``unresolved`` the fraction of starts with id −1, ``map_fraction`` per id."""
 
     entropy: float
     boundary_entropy: float
