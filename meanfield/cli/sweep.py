@@ -43,7 +43,14 @@ def register(sub, parents):
 
 def _dry_run(args, spec, output, workers, local) -> None:
     from ..errors import BackendError, StoreError
-    from ..sweeps.execute.estimate import chain_seconds, duration, seconds_per_point, size, startup_seconds
+    from ..sweeps.execute.estimate import (
+        basin_seconds,
+        chain_seconds,
+        duration,
+        seconds_per_point,
+        size,
+        startup_seconds,
+    )
     from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
@@ -73,10 +80,13 @@ def _dry_run(args, spec, output, workers, local) -> None:
             chunk = min(spec.chunk, spec.n_points)
             chain = chain_seconds(spec, workers)
             census = f", then the attractors' chain {duration(chain)}" if spec.attractors else ""
+            basins = basin_seconds(spec, workers)
+            census += f", then the basin map {duration(basins)}" if spec.basins else ""
             startup = startup_seconds(spec) if local else None
             start = (f", and {duration(startup)} to start the workers; excludes compilation" if startup is not None
                      else "; excludes worker start-up and compilation")
-            report(args, f"  time: {duration(per_point * todo / workers + chain + (startup or 0.0))} on {workers} "
+            total = per_point * todo / workers + chain + basins + (startup or 0.0)
+            report(args, f"  time: {duration(total)} on {workers} "
                          f"worker(s) ({per_point:.2g} s per point on one idle core of this machine, measured on a "
                          f"chunk of {chunk} points as the sweep runs it{census}{start})")
     report(args, "dry run: nothing was computed or written")

@@ -132,3 +132,10 @@ def test_a_map_needs_a_census_at_one_point(tmp_path):
     for text, key in ((without, "needs an \\[attractors\\] table"), (two, "one parameter point")):
         with pytest.raises(ConfigError, match=key):
             mf.sweep(text, tmp_path / "never.h5", progress=False)
+
+
+def test_the_dry_run_estimates_the_map():
+    from meanfield.sweeps.execute.estimate import basin_seconds
+    run = mf.load_run(BASINS.format(chunk=1))
+    without = mf.load_run(BASINS.format(chunk=1).split("[basins]")[0])
+    assert basin_seconds(without, 2) == 0.0 and basin_seconds(run, 2) > 0.0

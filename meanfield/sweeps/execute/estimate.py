@@ -128,6 +128,26 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     return per_point * length * -(-tasks // max(1, workers))
 
 
+def basin_seconds(run: RunSpec, workers: int) -> float:
+    """Estimated wall seconds of a basin map (docs/basins.md §7) on ``workers`` workers; 0 without one. Two pixel
+    rows run as a task runs them (their start States and the kernel) with no attractor to assign them to: the
+    assignment of starts on known cycles costs a few per cent of a block (bench/RESULTS.md, "Basin map"), and
+    the blocks scale with the rows."""
+    if run.basins is None:
+        return 0.0
+    from ...census.basins import KnownAttractors, plane_ids
+    from .basins import point_model
+
+    model, values = point_model(run)
+    plane = run.basins.plane(model)
+    rows = min(2, plane.shape[0])
+    none = KnownAttractors(period=np.zeros(0, np.int64), scale=np.zeros(0), quantiles=np.zeros((0, 1, 1)), points=[])
+    begin = time.process_time()
+    plane_ids(model, plane, range(rows), none, run.basins.steps, run.basins.transient, values=values,
+              backend=run.backend)
+    return (time.process_time() - begin) * plane.shape[0] / rows / max(1, workers)
+
+
 def startup_seconds(run: RunSpec) -> float | None:
     """Wall seconds for a fresh Python process to become a worker that has run a first task of ``run``: Python
     started, Dask's worker and the task module imported, the run's kernels loaded from numba's cache (which
@@ -158,4 +178,5 @@ def size(n_bytes: float) -> str:
         n_bytes /= 1000
 
 
-__all__ = ["seconds_per_point", "chain_seconds", "startup_seconds", "calibration_runs", "duration", "size"]
+__all__ = ["seconds_per_point", "chain_seconds", "basin_seconds", "startup_seconds", "calibration_runs", "duration",
+           "size"]
