@@ -139,3 +139,24 @@ def test_the_dry_run_estimates_the_map():
     run = mf.load_run(BASINS.format(chunk=1))
     without = mf.load_run(BASINS.format(chunk=1).split("[basins]")[0])
     assert basin_seconds(without, 2) == 0.0 and basin_seconds(run, 2) > 0.0
+
+
+def test_a_map_lost_from_the_file_is_written_again_from_the_journal(reference_map, client, tmp_path):
+    from meanfield.sweeps.store.journal import Journal, journal_path, read_journal
+    blocks = dict(read_journal(journal_path(reference_map)).basin_rows())
+    assert sorted(blocks) == list(range(0, SIDE, 5))                  # every block of 5 rows was journaled
+    np.testing.assert_array_equal(np.concatenate([blocks[k] for k in sorted(blocks)]),
+                                  open_basins(reference_map)["id"].values)
+    # a file whose map is gone (as one rebuilt from its journal) and a journal holding rows 0-4 marked 3: those
+    # rows come from the journal, the others are computed again
+    copy, run = tmp_path / "copy.h5", mf.load_run(BASINS.format(chunk=5))
+    copy.write_bytes(reference_map.read_bytes())
+    with h5py.File(copy, "r+") as f:
+        del f["basins"]
+    journal = Journal.start(journal_path(copy), run, [])
+    journal.append_rows(0, np.full((5, SIDE), 3, dtype=np.int32))
+    journal.close()
+    mf.sweep(run, copy, client=client, progress=False)
+    ids = open_basins(copy)["id"].values
+    assert np.all(ids[:5] == 3)
+    np.testing.assert_array_equal(ids[5:], open_basins(reference_map)["id"].values[5:])

@@ -40,6 +40,7 @@ from ..store import (
 )
 from ..store.basins import basins_done, create_basins, finish_basins, pending_rows, write_rows
 from ..store.census import attractors_done, write_attractors
+from ..store.journal import read_journal
 from ..store.lock import writer_lock
 from ..store.output import plan_output
 from ..store.provenance import now, record
@@ -123,7 +124,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
                 if run.attractors is not None and not attractors_done(f, run):
                     _chain(run, f, connection.client, progress, retries)
                 if run.basins is not None and not basins_done(f):
-                    _basins(run, f, connection.client, progress, retries)
+                    _basins(run, f, connection.client, progress, retries, target.journal if JOURNAL else None)
             except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _close_stopped(f, hosts)
@@ -187,14 +188,21 @@ def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
         bar.close()
 
 
-def _basins(run: RunSpec, f, client, progress: bool, retries: int) -> None:
-    """Stage 3, the basin map (:mod:`.basins`): one task per block of ``chunk`` pixel rows holding a row not
-    yet written, all submitted at once; each block is written as it arrives, then the map's fractions."""
+def _basins(run: RunSpec, f, client, progress: bool, retries: int, journal=None) -> None:
+    """Stage 3, the basin map (:mod:`.basins`): the rows the ``journal`` holds and the file lacks are written
+    from it (a file rebuilt after damage, docs/storage.md §8–§9); then one task per block of ``chunk`` pixel rows
+    holding a row not yet written, all submitted at once; each block goes to the journal, then to the file, as
+    it arrives; then the map's fractions."""
     from dask.distributed import as_completed
 
     census = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])[0]
               for name in sweep_layout(run) if name.startswith("census_")}
     create_basins(f, run.basins.plane(point_model(run)[0]), census)
+    if journal is not None:
+        contents = read_journal(journal.path)
+        for first, ids in contents.basin_rows() if contents.matches(run) else ():
+            if np.isin(np.arange(first, first + len(ids)), pending_rows(f)).any():
+                write_rows(f, first, ids)
     data = client.scatter([census], direct=False)[0]
     futures = [client.submit(basin_block, run, first, count, data, retries=retries, pure=False)
                for first, count in blocks(run, pending_rows(f))]
@@ -210,6 +218,8 @@ def _basins(run: RunSpec, f, client, progress: bool, retries: int) -> None:
                     continue
                 for future in pending.next_batch(block=False):
                     result = future.result()
+                    if journal is not None:
+                        journal.append_rows(result["first"], result["id"])
                     write_rows(f, result["first"], result["id"])
                     bar.update(1)
         finish_basins(f)

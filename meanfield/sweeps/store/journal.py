@@ -9,8 +9,10 @@ Format: a sequence of frames ``MAGIC | kind (1 byte) | payload length (uint64 LE
 the crc32 over the kind byte and the payload. The first frame (kind :data:`HEADER`) holds JSON: the format,
 the run's ``run_key``, ``run_json`` and ``run_toml``. Every other frame (kind :data:`CHUNK`) holds one chunk as
 an uncompressed ``.npz`` (numpy only, read with ``allow_pickle=False``): ``index`` (the flat point indices) and
-every per-point array :func:`~meanfield.sweeps.store.points.write_points` stores. A reader that meets a bad frame
-looks for the next ``MAGIC``, so one damaged record (or a torn last one) costs only itself.
+every per-point array :func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`BASINS`) one
+block of rows of a basin map, ``first`` (its first row) and ``id`` (rows, columns) (docs/storage.md §9). A
+reader that meets a bad frame looks for the next ``MAGIC``, so one damaged record (or a torn last one) costs only
+itself.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from ...errors import StoreError
 #: Suffix of a sweep file's journal: ``OUT.h5`` -> ``OUT.h5.journal`` (docs/storage.md §8).
 JOURNAL_SUFFIX = ".journal"
 MAGIC = b"MFJ\x01"
-HEADER, CHUNK = 0, 1
+HEADER, CHUNK, BASINS = 0, 1, 2
 FRAME = struct.Struct("<4sBQI")
 FORMAT = 1
 
@@ -68,6 +70,7 @@ class Contents:
     header: dict | None = None
     chunks: list = field(default_factory=list)
     dropped: int = 0
+    basins: list = field(default_factory=list)
 
     def matches(self, run) -> bool:
         return self.header is not None and self.header.get("run_key") == run.result_key()
@@ -81,6 +84,16 @@ class Contents:
                 self.dropped += 1
                 continue
             yield record
+
+    def basin_rows(self):
+        """(first row, ids) of every valid basin-map record, in journal order; one that does not unpack counts
+        as dropped."""
+        for payload in self.basins:
+            record = _unpack(payload, ("first", "id"))
+            if record is None:
+                self.dropped += 1
+                continue
+            yield int(record[1]["first"]), record[1]["id"]
 
 
 def read_journal(path) -> Contents:
@@ -111,6 +124,8 @@ def read_journal(path) -> Contents:
                 out.dropped += 1
         elif kind == CHUNK:
             out.chunks.append(payload)
+        elif kind == BASINS:
+            out.basins.append(payload)
         pos = end
     return out
 
@@ -179,6 +194,10 @@ class Journal:
     def append(self, indices, arrays: dict) -> None:
         """Write and fsync one record: the chunk's flat ``indices`` and its per-point arrays."""
         self._write(_frame(CHUNK, _pack(indices, arrays, self.names)))
+
+    def append_rows(self, first: int, ids) -> None:
+        """Write and fsync one block of rows of a basin map: its first row and its ids."""
+        self._write(_frame(BASINS, _pack([], {"first": np.int64(first), "id": ids}, ("first", "id"))))
 
     def close(self) -> None:
         if self.fd is not None:
