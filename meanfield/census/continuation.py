@@ -32,6 +32,7 @@ from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
 from ..errors import ConfigError
 from ..model.spec import require_int
+from ..progress import progress_bar
 from .find import (
     MAX_PERIOD,
     Attractor,
@@ -307,7 +308,8 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
     backend) go to the fresh censuses (:func:`~meanfield.census.find.fresh_census`) and to the chain. A sweep
     with an ``[attractors]`` table computes the same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec
     or a Map (:func:`find_attractors`). The censuses list the cycles of a continuum one by one, as a sweep
-    stores them (no families, docs/attractors.md §2)."""
+    stores them (no families, docs/attractors.md §2). ``progress``: True, one bar over the values on stderr;
+    None, each value's batch shows its own when it is large (:func:`meanfield.simulate_batch`); False, none."""
     system = as_system(model)
     system.index(parameter)
     values = np.asarray(values, dtype=float).ravel()
@@ -318,11 +320,13 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
                          options.get("rtol", (CYCLE_RTOL, MEASURE_RTOL)))
     values = values[::-1] if reverse else values
     fresh = []
-    for value in values:
-        at = system.replace(**{parameter: float(value)})
-        starts_at = at.sample(n, seed, sampler)
-        fresh.append(fresh_census(at, starts_at, steps, transient, chunk=n, counted=n, progress=progress,
-                                  **options))
+    with progress_bar(values.size, "continue_attractors", enabled=bool(progress), unit="value") as bar:
+        for value in values:
+            at = system.replace(**{parameter: float(value)})
+            starts_at = at.sample(n, seed, sampler)
+            fresh.append(fresh_census(at, starts_at, steps, transient, chunk=n, counted=n,
+                                      progress=False if progress else progress, **options))
+            bar.update(1)
     return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
 
 
