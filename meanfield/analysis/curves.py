@@ -34,8 +34,10 @@ method on the step's arclength (each evaluation a corrected curve point): on a f
 doubling (ψ = c); on a Neimark–Sacker curve the strong resonances 1:1, 1:2, 1:3, 1:4, where the critical
 pair's angle θ passes 0, π, 2π/3, π/2 (ψ_k = Re(μ_a + μ_b)/2 − cos θ_k with μ_a μ_b ≈ 1 the critical pair;
 beyond 1:1 and 1:2 the pair is real, a *neutral saddle*, flagged per point), and the Chenciner point (ψ = l₁,
-watched where the pair is complex). The cusp on fold curves (the quadratic coefficient ½⟨p, B(q, q)⟩, whose
-sign needs q oriented continuously along the curve) is not computed.
+watched where the pair is complex; a sign change through a pole of l₁, near the 1:3 resonance, is not a root
+and is dropped: the value at the located point must be below 1e−3 of those either side). The cusp on fold
+curves (the quadratic coefficient ½⟨p, B(q, q)⟩, whose sign needs q oriented continuously along the curve) is
+not computed.
 """
 
 from __future__ import annotations
@@ -251,12 +253,14 @@ class ExtendedSystem:
         return None
 
 
-def _locate(system, z0, t0, h, name, chord) -> CodimTwo:
-    """Brent's method on the arclength of one step for the root of codim-2 test ``name``."""
+def _locate(system, z0, t0, h, name, chord) -> tuple[CodimTwo, float]:
+    """Brent's method on the arclength of one step for the root of codim-2 test ``name``; the point and the
+    test's value there."""
     z, jacobians = root_on_step(lambda *a: system.correct(*a, chord), lambda z, jac: system.tests(z, jac)[name][1],
                                 z0, t0, h, 1e-12)
-    return CodimTwo(kind=name, test=system.tests(z, jacobians)[name][0], values=z[-2:].copy(),
-                    multipliers=multipliers(jacobians), points=z[:-2].reshape(system.shape).copy())
+    formula, value = system.tests(z, jacobians)[name]
+    return CodimTwo(kind=name, test=formula, values=z[-2:].copy(), multipliers=multipliers(jacobians),
+                    points=z[:-2].reshape(system.shape).copy()), value
 
 
 #: The test whose value is the curve's normal-form coefficient, by kind.
@@ -289,8 +293,9 @@ def _trace(system, z, t, interval, max_step, max_points):
         for name, (_, before) in tests.items():
             after = tests_new[name][1]
             if before != 0 and np.isfinite(before) and np.isfinite(after) and np.sign(before) != np.sign(after):
-                point = _locate(system, z, t, h, name, chord)
-                if lo <= point.values[1] <= hi:
+                point, value = _locate(system, z, t, h, name, chord)
+                # a coefficient that changes sign through a pole (near the 1:3 resonance) is no root
+                if lo <= point.values[1] <= hi and abs(value) <= 1e-3 * max(abs(before), abs(after)):
                     special.append(point)
         if not lo <= z_new[-1] <= hi:  # end exactly on the interval's edge: Newton with α_2 held there
             z_new = z_new.copy()

@@ -162,16 +162,25 @@ def normal_form_coefficient(kind: str, evaluate, points: np.ndarray, jacobians: 
         Neimark–Sacker: the critical multiplier (default the eigenvalue with Im μ > 0 and |μ| nearest 1).
     step : float
         Relative step of the central differences.
+
+    Returns
+    -------
+    float or None
+        NaN where the coefficient is undefined: I − M singular (a fold–flip; the 1:1 resonance) or
+        e^{2iθ}I − M singular (the 1:3 resonance), where the normal form is another one (Kuznetsov §9.5).
     """
     if kind not in SUPERCRITICAL_SIGN:
         return None
     m = monodromy(jacobians)
-    if kind == "period_doubling":
-        return _flip(evaluate, points, jacobians, m, step)
-    if mu is None:
+    if kind == "neimark_sacker" and mu is None:
         values = np.linalg.eigvals(m)
         upper = values[values.imag > 0]
         if upper.size == 0:
             return None                                   # a neutral saddle: no complex critical pair
         mu = upper[np.argmin(np.abs(np.abs(upper) - 1))]
-    return _torus(evaluate, points, jacobians, m, complex(mu), step)
+    try:
+        if kind == "period_doubling":
+            return _flip(evaluate, points, jacobians, m, step)
+        return _torus(evaluate, points, jacobians, m, complex(mu), step)
+    except np.linalg.LinAlgError:
+        return np.nan      # I − M or e^{2iθ}I − M singular: a fold–flip, or the 1:1 or 1:3 resonance

@@ -154,3 +154,21 @@ def test_criticality_words():
     assert criticality("neimark_sacker", -2.0) == "supercritical"
     assert criticality("neimark_sacker", 0.0) == "degenerate"
     assert criticality("fold", 1.0) is None and criticality("neimark_sacker", np.nan) is None
+
+
+def test_strong_resonances_and_chenciner_where_the_angle_is_the_parameter():
+    # the rotation map's Neimark–Sacker curve in (α, θ) is α = 0 with the pair e^{±iθ}: 1:4 at θ = π/2 and 1:3 at
+    # θ = 2π/3 (where e^{2iθ}I − M is singular: c₁ undefined, B = 0 here so no pole), and with d = 0.3 − 0.7i
+    # l₁ = 2(0.3 cos θ − 0.7 sin θ) vanishes at θ = atan(3/7) (Chenciner). 1e-9: the resonances are roots of
+    # smooth functions of the multipliers, located to 1e-12 in arclength (tests/analysis/test_curves.py)
+    params = np.array([-0.1, 1.0, 0.3, -0.7])
+    found, = locate_bifurcations(rotation_step, rotation_jacobian, np.zeros(2), 1, 0, (-0.1, 0.1), params=params)
+    curve = continue_curve(rotation_step, rotation_jacobian, found, (0, 1), (0.3, 3.0), params=params)
+    theta = curve.values[:, 1]
+    finite = np.isfinite(curve.coefficients)
+    assert np.abs(curve.coefficients[finite] - expected_l1(theta[finite], 0.3 - 0.7j)).max() <= REL * 2
+    expected = {"resonance_1:4": np.pi / 2, "resonance_1:3": 2 * np.pi / 3, "chenciner": np.arctan(3 / 7)}
+    assert sorted(p.kind for p in curve.special) == sorted(expected)
+    for point in curve.special:
+        assert abs(point.values[0]) <= 1e-9
+        assert abs(point.values[1] - expected[point.kind]) <= (ROOT if point.kind == "chenciner" else 1e-9), point
