@@ -1,0 +1,59 @@
+"""The two-parameter bifurcation diagram (docs/bifurcations.md §10): located curves over a phase diagram.
+
+Each :class:`~meanfield.analysis.Curve` (what :func:`meanfield.bifurcation_curve` returns) is drawn in the plane
+of its two parameters, solid where supercritical (and along fold curves, which have no criticality), dashed where
+subcritical (:attr:`~meanfield.analysis.Curve.criticality`); its codim-2 points are marked and named in the
+legend. A 2-D sweep's classes (:func:`~meanfield.plots.sweep.class_map`) are the pale background.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .branches import _pieces
+from .style import AXIS_SYMBOLS, BACKGROUND_ALPHA, paper_style, plt
+from .sweep import class_map
+
+#: Codim-2 points: kind → (short name, marker).
+CODIM_TWO_MARKS = {"fold_flip": ("LPPD", "v"), "generalised_period_doubling": ("GPD", "s"), "chenciner": ("CH", "*"),
+                   "resonance_1:1": ("R1", "o"), "resonance_1:2": ("R2", "^"), "resonance_1:3": ("R3", "<"),
+                   "resonance_1:4": ("R4", "D")}
+
+
+@paper_style
+def curves_figure(curves: list, sweep=None, *, title: str | None = None):
+    """The figure: ``curves`` [(name, Curve, colour)] over ``sweep`` (a 2-D sweep's Dataset with labels, or
+    None). The axes are the sweep's (first on x), or the first curve's parameters (second on x)."""
+    fig, ax = plt.subplots(figsize=(5.0, 4.4), layout="constrained")
+    if sweep is not None:
+        class_map(sweep, ax=ax)
+        ax.images[-1].set_alpha(BACKGROUND_ALPHA)
+        for handle in fig.legends[-1].legend_handles:
+            handle.set_alpha(BACKGROUND_ALPHA)
+        x_name, y_name = (ax.get_xlabel(), ax.get_ylabel())
+        names = {AXIS_SYMBOLS.get(p, p): p for _, curve, _ in curves for p in curve.parameters}
+        x_name, y_name = names.get(x_name, x_name), names.get(y_name, y_name)
+    else:
+        y_name, x_name = curves[0][1].parameters
+    handles = []
+    for name, curve, colour in curves:
+        cx, cy = list(curve.parameters).index(x_name), list(curve.parameters).index(y_name)
+        subcritical = np.array([c == "subcritical" for c in curve.criticality])
+        for a, b, dashed in _pieces(subcritical):
+            ax.plot(curve.values[a:b, cx], curve.values[a:b, cy], "--" if dashed else "-", color=colour, lw=1.0)
+        handles.append(ax.plot([], [], "-", color=colour, lw=1.0, label=name)[0])
+        for point in curve.special:
+            short, marker = CODIM_TWO_MARKS[point.kind]
+            ax.plot(point.values[cx], point.values[cy], marker, color="black", ms=5, zorder=5)
+            handles.append(ax.plot([], [], marker, color="black", ms=5, ls="none",
+                                   label=f"{short} ({point.values[cx]:.4f}, {point.values[cy]:.4f})")[0])
+    if any("subcritical" in curve.criticality for _, curve, _ in curves):
+        handles.append(ax.plot([], [], "--", color="0.3", lw=1.0, label="subcritical")[0])
+    ax.set_xlabel(AXIS_SYMBOLS.get(x_name, x_name))
+    ax.set_ylabel(AXIS_SYMBOLS.get(y_name, y_name))
+    ax.legend(handles=handles, loc="best", fontsize=6, frameon=True, framealpha=0.8)
+    if title:
+        ax.set_title(title, loc="left")
+    return fig
+
+
+__all__ = ["curves_figure"]
