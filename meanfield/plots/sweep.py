@@ -97,7 +97,8 @@ def class_bifurcation(sweep, feature: int = 0, ax=None, located=None):
     follow_data(ax, low, high)
     ax.set_xlabel(AXIS_SYMBOLS.get(axis, axis))
     ax.set_ylabel(label(observable, feature))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(handles), 6),
+    columns = len(handles) if len(handles) <= 6 else -(-len(handles) // 3)      # up to 6 in a row, else 3 rows
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=columns,
               frameon=False, borderaxespad=0.2, handletextpad=0.1, columnspacing=1.0, alignment="left",
               title="automatic class: cycles as their visited values, other orbits as Poincaré section points",
               title_fontsize=7)
