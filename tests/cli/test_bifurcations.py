@@ -60,6 +60,6 @@ def test_branch_figure_draws_stable_solid_and_unstable_dashed(tmp_path):
     top, bottom = fig.axes[0], fig.axes[1]
     styles = sorted(line.get_linestyle() for line in top.get_lines() if line.get_label().startswith("fixed"))
     assert styles == ["-", "--"]
-    assert len(bottom.get_lines()) == 2 + 1 + 1          # two pieces, |μ| = 1, the located flip's marker
+    assert len(bottom.get_lines()) == 2 + 1 + 2          # two pieces, |μ| = 1, the located flip's line and marker
     fig.savefig(tmp_path / "branches.png")
     assert (tmp_path / "branches.png").stat().st_size > 10_000
