@@ -49,16 +49,22 @@ def _draw_attractors(ax, ds, feature: int, colours=None) -> None:
                 ax.vlines(value, lo, hi, colors=colour, linewidth=width, alpha=alpha, zorder=2 - (colours is None))
 
 
-def _periods(ds) -> dict:
-    """The period each attractor id has most often where present (0 aperiodic)."""
-    period = ds["period"].values
+def _most_often(codes: np.ndarray) -> dict:
+    """{attractor id: the code it has most often where present (codes ≥ 0)} of a (value, attractor) array."""
     found = {}
-    for i in range(period.shape[1]):
-        seen = period[:, i][period[:, i] >= 0]
+    for i in range(codes.shape[1]):
+        seen = codes[:, i][codes[:, i] >= 0]
         if seen.size:
             values, counts = np.unique(seen, return_counts=True)
             found[i] = int(values[np.argmax(counts)])
     return found
+
+
+def _names(ds) -> dict:
+    """Legend names of the ids: period and, for aperiodic sets, the class each has most often."""
+    label_names = ds.attrs["label_names"].split()
+    labels = {i: label_names[code] for i, code in _most_often(ds["label"].values).items()}
+    return attractor_names(_most_often(ds["period"].values), labels)
 
 
 def _encoding_legend(ax, backward: bool) -> None:
@@ -99,7 +105,7 @@ def attractors_figure(ds, *, backward=None, feature: int = 0, parameter: str | N
     bottom.set_ylim(0, 1)
     bottom.set_ylabel("basin fraction (fresh starts)")
     bottom.set_xlabel(parameter or axis)
-    handles = attractor_handles(attractor_names(_periods(ds)), colours)
+    handles = attractor_handles(_names(ds), colours)
     handles.append(Patch(color=CLASS_COLOURS["unresolved"], label="unresolved starts"))
     fig.legend(handles=handles, loc="outside right upper", frameon=False, title="attractor id",
                title_fontsize=7)

@@ -36,7 +36,9 @@ def basins_figure(ds, title: str | None = None):
     ax.set_xlabel(_axis_label(ds, 0))
     ax.set_ylabel(_axis_label(ds, 1))
     periods = dict(zip(attractors, (int(p) for p in ds["period"].values)))
-    names = attractor_names(periods)
+    label_names = ds.attrs["label_names"]
+    label_names = (label_names.split() if isinstance(label_names, str) else list(label_names))
+    names = attractor_names(periods, {i: label_names[int(c)] for i, c in zip(attractors, ds["label"].values)})
     share = {i: float(np.mean(ids == i)) for i in attractors}
     handles = attractor_handles({i: f"{names[i]} ({share[i]:.1%})" for i in attractors}, colours)
     unresolved = float(np.mean(ids < 0))

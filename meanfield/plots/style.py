@@ -124,14 +124,15 @@ def attractor_colours(ids, named: int = NAMED_ATTRACTORS) -> dict:
     return {i: ATTRACTOR_PALETTE[n] if n < named else OTHERS_COLOUR for n, i in enumerate(ids)}
 
 
-def attractor_names(periods: dict) -> dict:
+def attractor_names(periods: dict, labels: dict | None = None) -> dict:
     """Legend names of attractor ids from their periods {id: period} (0 aperiodic): ``"p24 #2"`` for the second
-    id of period 24, ``"aperiodic #1"`` for the first aperiodic one, numbered in id order per period."""
+    id of period 24; an aperiodic id by its class in ``labels`` {id: label} (``"chaotic #1"``,
+    ``"quasi-periodic #1"``), ``"aperiodic #1"`` where none is given; numbered in id order per name."""
     names, seen = {}, {}
     for i in sorted(periods):
-        seen[periods[i]] = seen.get(periods[i], 0) + 1
-        kind = f"p{periods[i]}" if periods[i] > 0 else "aperiodic"
-        names[i] = f"{kind} #{seen[periods[i]]}"
+        kind = f"p{periods[i]}" if periods[i] > 0 else (labels or {}).get(i, "aperiodic").replace("_", "-")
+        seen[kind] = seen.get(kind, 0) + 1
+        names[i] = f"{kind} #{seen[kind]}"
     return names
 
 

@@ -10,6 +10,7 @@ import xarray as xr
 from matplotlib.colors import to_rgb
 
 import meanfield as mf
+from meanfield.analysis import LABELS
 from meanfield.plots.attractors import attractors_figure
 from meanfield.plots.branches import branches_figure
 from meanfield.plots.style import (
@@ -71,13 +72,17 @@ def test_attractor_palette_has_no_grey_and_no_repeats():
 def test_attractor_names_count_per_period_and_the_legend_ends_with_others():
     names = attractor_names({0: 24, 1: 0, 2: 24, 3: 60, 4: 0})
     assert names == {0: "p24 #1", 1: "aperiodic #1", 2: "p24 #2", 3: "p60 #1", 4: "aperiodic #2"}
+    labels = {0: "periodic", 1: "chaotic", 2: "quasi_periodic", 3: "chaotic"}
+    classed = attractor_names({0: 24, 1: 0, 2: 0, 3: 0}, labels)
+    assert classed == {0: "p24 #1", 1: "chaotic #1", 2: "quasi-periodic #1", 3: "chaotic #2"}
     handles = attractor_handles(names, attractor_colours([2, 0, 4, 1, 3], named=3))
     assert [h.get_label() for h in handles] == ["p24 #2", "p24 #1", "aperiodic #2", "others (2)"]
 
 
 def census_dataset(n_ids: int = 15, direction: str = "up") -> xr.Dataset:
     """A continuation over 6 values of β_o: ids 0-2 cycles of period 24 (ids 1, 2 with equal halves of the
-    starts), the rest aperiodic sets with a small share each; a tenth of the starts unresolved."""
+    starts), the rest aperiodic sets with a small share each, chaotic and quasi-periodic by turns; a tenth of the
+    starts unresolved."""
     values = np.linspace(2.5, 3.0, 6)
     period = np.zeros((6, n_ids), np.int32)
     period[:, :3] = 24
@@ -87,12 +92,14 @@ def census_dataset(n_ids: int = 15, direction: str = "up") -> xr.Dataset:
     points = np.full((6, n_ids, 24, 3), np.nan)
     points[:, :3] = np.linspace(-0.5, 0.5, 24)[None, None, :, None] + 0.01 * np.arange(3)[None, :, None, None]
     summary = np.broadcast_to(np.linspace(-0.6, 0.6, 16)[None, None, :, None], (6, n_ids, 16, 3)).copy()
+    label = np.where(period > 0, LABELS.index("periodic"),
+                     np.where(np.arange(n_ids) % 2, LABELS.index("chaotic"), LABELS.index("quasi_periodic")))
     dims = ("beta_o", "attractor")
-    return xr.Dataset({"fraction": (dims, fraction), "period": (dims, period),
+    return xr.Dataset({"fraction": (dims, fraction), "period": (dims, period), "label": (dims, label),
                        "points": (dims + ("cycle_point", "feature"), points),
                        "summary": (dims + ("quantile", "feature"), summary),
                        "unresolved": (("beta_o",), np.full(6, 0.1))},
-                      coords={"beta_o": values}, attrs={"direction": direction})
+                      coords={"beta_o": values}, attrs={"direction": direction, "label_names": " ".join(LABELS)})
 
 
 def test_the_census_figure_names_every_attractor_and_every_mark():
@@ -103,6 +110,10 @@ def test_the_census_figure_names_every_attractor_and_every_mark():
     # ids ranked by their basin share: 1 and 2 (p24 #2, p24 #3) first, the 0-fraction cycle among the others
     assert legend[0] == "p24 #2" and legend[1] == "p24 #3"
     assert legend[-2:] == ["others (3)", "unresolved starts"] and len(legend) == 12 + 2
+    # aperiodic ids by their class, numbered per class in id order: id 3 the first chaotic one, id 4 the first
+    # quasi-periodic one, id 5 the second chaotic one
+    assert {"chaotic #1", "quasi-periodic #1", "chaotic #2"} <= set(legend)
+    assert not any(t.startswith("aperiodic") for t in legend)
     marks = texts(top.get_legend())
     assert any("cycle" in t for t in marks) and any("aperiodic set" in t for t in marks)
     assert any("backward" in t for t in marks) and any("carried start" in t for t in marks)
@@ -208,5 +219,30 @@ def test_the_pid_fractions_and_the_finite_n_figures_label_every_line():
     assert trajectories.get_ylabel() == "$m^{o,se}_1$ (semantic output mean field)"
     assert {"mean field", "expectation"} <= set(texts(trajectories.get_legend()))
     assert {r"$\beta_o = 0.5$", r"$\propto N^{-1/2}$", "threshold 0.01"} <= set(texts(errors.get_legend()))
+    assert_legible(fig)
+    plt.close(fig)
+
+
+def test_the_basin_map_names_each_attractor_with_its_share_and_unresolved_in_grey():
+    from meanfield.plots.basins import basins_figure
+    # a 4 x 5 map along features 0 and 1 of a 4-row window: id 0 (a 24-cycle) on 8 starts, id 1 (chaotic) on 10,
+    # 2 unresolved starts
+    ids = np.array([[0, 0, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 1, 1, -1], [0, 0, 1, 1, -1]], np.int32)
+    direction = np.zeros((2, 4, 3))
+    direction[0, :, 0] = direction[1, :, 1] = 1.0
+    ds = xr.Dataset({"id": (("u", "v"), ids), "period": (("attractor",), np.array([24, 0], np.int32)),
+                     "label": (("attractor",), np.array([LABELS.index("periodic"), LABELS.index("chaotic")])),
+                     "direction": (("plane_axis", "window", "feature"), direction)},
+                    coords={"u": np.linspace(-1, 1, 4), "v": np.linspace(-1, 1, 5), "attractor": [0, 1]},
+                    attrs={"label_names": list(LABELS)})
+    fig = basins_figure(ds, title="paper model, β_o = 2.8")
+    ax = fig.axes[0]
+    assert texts(fig.legends[0]) == ["p24 #1 (40.0%)", "chaotic #1 (50.0%)", "unresolved (10.0%)"]
+    assert ax.get_xlabel() == "u: offset of feature 0 in every row"
+    assert ax.get_ylabel() == "v: offset of feature 1 in every row"
+    assert fig.get_suptitle() == "paper model, β_o = 2.8"
+    patches = [tuple(h.get_facecolor()[:3]) for h in fig.legends[0].legend_handles]
+    assert distance(patches[-1], GREY) < 1e-6 and all(distance(c, GREY) > DIFFERENT for c in patches[:-1])
+    assert distance(patches[0], patches[1]) > DIFFERENT
     assert_legible(fig)
     plt.close(fig)
