@@ -54,6 +54,8 @@ def model_caption(model: dict, swept=()) -> str:
     from ..model.spec import ModelSpec
     data = json.loads(model) if isinstance(model, str) else dict(model)
     data.update({k: 1.0 for k in ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon") if data.get(k) is None})
+    if isinstance(data.get("control"), dict):             # a swept gain is null: its default stands in (not shown)
+        data["control"] = {k: v for k, v in data["control"].items() if v is not None}
     spec = ModelSpec.from_dict(data)
     parts = [f"M = {spec.n_features}", f"L = {spec.context}"]
     if not {"gamma", "beta_att"} & set(swept):

@@ -8,6 +8,7 @@ import h5py
 import numpy as np
 import pytest
 from dask.distributed import Client
+from matplotlib.collections import LineCollection
 
 import meanfield as mf
 from meanfield.errors import ConfigError
@@ -73,8 +74,9 @@ def test_the_results_dataset_carries_the_rounds_and_the_transitions(swept, tmp_p
                        ds["transition_above"].values))
     assert located == [(t.low, t.high, t.below, t.above) for t in found]
     fig = class_bifurcation(ds)
-    dashed = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"]
-    assert len(dashed) == len(found)                      # one line per transition
+    # one tick on the axis per transition, at the centre of its bracket
+    ticks = [x for c in fig.axes[0].collections if isinstance(c, LineCollection) for (x, _), _ in c.get_segments()]
+    assert sorted(ticks) == pytest.approx(sorted((t.low + t.high) / 2 for t in found), abs=0)
 
 
 @pytest.mark.slow  # CLI processes: CI, not the fast loop
