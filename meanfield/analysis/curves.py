@@ -18,15 +18,11 @@ real multipliers collide):
 * Neimark–Sacker (μ_i μ_j = 1): g_NS = det(M ⊙ M − I) = Π_{i<j} (μ_i μ_j − 1), the bialternate product
   (Kuznetsov §10.2.3), computed from the eigenvalues (a symmetric function, so real and smooth).
 
-This replaces MatContM's bordered g (same zero set; bordering keeps g well scaled for large p and is not built).
-The row ∂g/∂z of Newton's matrix is a central finite difference (step 1e−6·max(1, |z_k|)): for the state,
-coordinate j of every point x_k is moved at once (one evaluation of the cycle) and g recomputed with only J_k
-replaced, M = (J_{p−1} ⋯ J_{k+1}) J_k (J_{k−1} ⋯ J_0) — 2n evaluations of the cycle, not 2pn; ∂G/∂α and ∂g/∂α
-are central differences too. Neither moves the converged points: they solve G = 0 to the orbit's tolerance and
-g = 0 to 1e−12 relative to Π(1 + |μ_i|). The curve is followed by pseudo-arclength continuation (Keller 1977)
-in the weighted inner product of :mod:`.bifurcations`, from the start in both directions until α_2 leaves
-``interval``. Every point carries the normal-form coefficient of its kind (:mod:`.normal_forms`: c on
-period-doubling, l₁ on Neimark–Sacker curves).
+MatContM's bordered g (same zero set, better scaled for large p) is not built. Newton's row ∂g/∂z and the
+parameter derivatives are central differences, in 2n evaluations of the cycle (docs/bifurcations.md §8); they do
+not move the converged points. The curve is followed by pseudo-arclength continuation (Keller 1977) in the
+weighted inner product of :mod:`.bifurcations`, both ways until α_2 leaves ``interval``; every point carries the
+normal-form coefficient of its kind (:mod:`.normal_forms`).
 
 Codim-2 points are sign changes of test functions ψ between consecutive curve points, located by Brent's
 method on the step's arclength (each evaluation a corrected curve point): on a fold curve the fold–flip
@@ -36,8 +32,7 @@ pair's angle θ passes 0, π, 2π/3, π/2 (ψ_k = Re(μ_a + μ_b)/2 − cos θ_k
 beyond 1:1 and 1:2 the pair is real, a *neutral saddle*, flagged per point), and the Chenciner point (ψ = l₁,
 watched where the pair is complex; a sign change through a pole of l₁, near the 1:3 resonance, is not a root
 and is dropped: the value at the located point must be below 1e−3 of those either side). The cusp on fold
-curves (the quadratic coefficient ½⟨p, B(q, q)⟩, whose sign needs q oriented continuously along the curve) is
-not computed.
+curves is not computed (its coefficient ½⟨p, B(q, q)⟩ needs q oriented continuously along the curve).
 """
 
 from __future__ import annotations
