@@ -3,9 +3,6 @@ from __future__ import annotations
 
 KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors", "basins")
 
-#: How a title writes a swept parameter.
-SYMBOLS = {"beta_o": "β_o", "beta_att": "β_att", "epsilon": "ε", "gamma": "γ"}
-
 
 def register(sub, parents):
     p = sub.add_parser("plot", parents=parents, help="figures of a sweep file",
@@ -83,10 +80,11 @@ def _basins(path: str):
 def _basins_caption(path: str, ds) -> str:
     """The basin figure's title: the run, its model and the grid point the map was drawn at."""
     from ..plots.data import model_caption, sweep_axes, sweep_run
+    from ..plots.style import AXIS_SYMBOLS
     from ..sweeps.store import open_run
     run = open_run(path)
     axes = sweep_axes(run)
-    point = ", ".join(f"{SYMBOLS.get(a, a)} = {float(run[a].values[0]):g}" for a in axes)
+    point = ", ".join(f"{AXIS_SYMBOLS.get(a, a)} = {float(run[a].values[0]):g}" for a in axes)
     return (f"{sweep_run(run)['name']} — {model_caption(run.attrs['model'], axes)}\n"
             f"{point}: {ds.sizes['u']} × {ds.sizes['v']} starts")
 
