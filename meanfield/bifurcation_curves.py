@@ -22,6 +22,7 @@ from .analysis.orbits import numba_family, residuals
 from .errors import ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec
 from .periodic_orbits import _pe_window, attention_family
+from .progress import SpanBar
 
 
 def _check_point(point, model) -> None:
@@ -43,7 +44,7 @@ def _check_point(point, model) -> None:
                           "for this model")
 
 
-def _check(model, point, parameter, interval) -> tuple[float, float]:
+def _check(model, point, parameter, interval, progress) -> tuple[float, float]:
     """Every argument checked before any computation; returns the interval."""
     if isinstance(model, Map):
         model.index(parameter)
@@ -65,6 +66,8 @@ def _check(model, point, parameter, interval) -> tuple[float, float]:
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi or not lo <= current <= hi:
         raise ConfigError(f"interval = {interval!r} is not allowed: must be two finite increasing numbers around "
                           f"the model's {parameter} = {current!r}")
+    if not isinstance(progress, bool):
+        raise ConfigError(f"progress = {progress!r} is not allowed: must be True or False")
     model.replace(**{parameter: lo})  # a model that refuses the parameter (gamma set with beta_att) says so now
     return lo, hi
 
@@ -80,7 +83,7 @@ def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[s
 
 
 def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str, interval, *,
-                      max_step: float | None = None, max_points: int = MAX_POINTS) -> Curve:
+                      max_step: float | None = None, max_points: int = MAX_POINTS, progress: bool = False) -> Curve:
     """Continue a point returned by :func:`meanfield.bifurcations` in a second parameter (docs/bifurcations.md
     §10).
 
@@ -100,6 +103,8 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
         Largest arclength step (default 1/25 of the interval's length).
     max_points : int
         Most continuation steps in each direction.
+    progress : bool
+        A bar on stderr: the share of ``interval`` the curve has covered.
 
     Returns
     -------
@@ -108,7 +113,7 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
         curve, ``period``, ``points``, ``multipliers``, ``coefficients`` (c or l₁ per point) and
         ``criticality``, and ``special``, the codim-2 points.
     """
-    lo, hi = _check(model, point, parameter, interval)
+    lo, hi = _check(model, point, parameter, interval, progress)
     names = (point.parameter, parameter)
     if isinstance(model, Map):
         indices = [model.index(name) for name in names]
@@ -123,5 +128,6 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
     else:
         family = _attention_curve_family(model, point, names)
         start = getattr(model, parameter)
-    return trace_curve(family, point.kind, np.asarray(point.points, dtype=np.float64), (point.value, start),
-                       (lo, hi), parameters=names, max_step=max_step, max_points=max_points)
+    with SpanBar((lo, hi), start, parameter, enabled=progress) as bar:
+        return trace_curve(family, point.kind, np.asarray(point.points, dtype=np.float64), (point.value, start),
+                           (lo, hi), parameters=names, max_step=max_step, max_points=max_points, on_iterate=bar)

@@ -8,6 +8,7 @@ update arrives; until then it says what it is waiting for.
 from __future__ import annotations
 
 import sys
+import time
 
 from tqdm import tqdm
 
@@ -40,4 +41,46 @@ def progress_bar(total: int, desc: str, *, enabled: bool = True, initial: int = 
     return bar
 
 
-__all__ = ["progress_bar"]
+class Heartbeat:
+    """Where a long unit of a bar has got to, so that the bar never freezes for longer than a Newton iterate.
+
+    Called with a parameter value (every Newton iterate of a continuation, docs/bifurcations.md §2), it writes
+    ``label = value`` as the bar's postfix, at most once every ``every`` seconds."""
+
+    def __init__(self, bar: tqdm, label: str, every: float = 0.5):
+        self.bar, self.label, self.every, self.shown = bar, label, every, -float("inf")
+
+    def __call__(self, value: float) -> None:
+        now = time.monotonic()
+        if not self.bar.disable and now - self.shown >= self.every:
+            self.shown = now
+            self.bar.set_postfix_str(f"{self.label} = {value:.10g}")
+
+
+class SpanBar:
+    """A bar in percent of ``interval`` covered by a continuation: called with every parameter value it reaches
+    (every Newton iterate), it advances to the share of the interval between the smallest and largest values so
+    far (clipped to the interval; the start counts as reached)."""
+
+    def __init__(self, interval, start: float, desc: str, *, enabled: bool = True):
+        self.lo, self.hi = min(interval), max(interval)
+        self.low = self.high = min(max(float(start), self.lo), self.hi)
+        self.bar = progress_bar(100, desc, enabled=enabled, unit="%", waiting="")
+        self.beat = Heartbeat(self.bar, desc)
+
+    def __call__(self, value: float) -> None:
+        value = min(max(float(value), self.lo), self.hi)
+        self.low, self.high = min(self.low, value), max(self.high, value)
+        done = int(100 * (self.high - self.low) / (self.hi - self.lo))
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+        self.beat(value)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.close()
+
+
+__all__ = ["Heartbeat", "SpanBar", "progress_bar"]

@@ -119,8 +119,9 @@ class Branch:
     """Pseudo-arclength continuation of one orbit branch (module docstring); ``family(value)`` gives the map
     at parameter ``value`` as an ``evaluate(points) -> (images, jacobians)`` (:func:`.orbits.numba_family`)."""
 
-    def __init__(self, family, points: np.ndarray, value: float, tol: float = TOLERANCE):
+    def __init__(self, family, points: np.ndarray, value: float, tol: float = TOLERANCE, on_iterate=None):
         self.family, self.tol, self.shape = family, tol, points.shape
+        self.on_iterate = (lambda value: None) if on_iterate is None else on_iterate
         points, _, _, _, _ = newton_orbit(family(value), points, tol)
         self.z = np.append(points.ravel(), value)
         self.weights = np.append(np.full(points.size, 1.0 / points.size), 1.0)
@@ -158,6 +159,7 @@ class Branch:
         Returns (z, jacobians) or None when Newton fails."""
         z = z0 + s * t0
         for _ in range(12):
+            self.on_iterate(float(z[-1]))
             g, matrix, jacobians = self.system(z)
             points, _ = self.unpack(z)
             if not np.all(np.isfinite(g)):
@@ -172,16 +174,17 @@ class Branch:
 
 
 def continue_and_locate(family, points, period: int, interval, resolution: float = 1e-10,
-                        max_points: int = MAX_POINTS) -> tuple[list[Bifurcation], dict]:
+                        max_points: int = MAX_POINTS, on_iterate=None) -> tuple[list[Bifurcation], dict]:
     """Follow the orbit through ``points`` from ``interval[0]`` towards ``interval[1]`` and locate every
-    fold, period doubling and Neimark–Sacker point on the way (module docstring).
+    fold, period doubling and Neimark–Sacker point on the way (module docstring); ``on_iterate``, if given, is
+    called with the parameter value of every Newton iterate (progress displays).
 
     Returns the bifurcations in branch order and the branch itself at its continuation points (for figures):
     ``{"value": (k,), "points": (k, p, n), "multipliers": (k, n), "stable": (k,)}``.
     """
     start, end = (float(v) for v in interval)
     direction = 1.0 if end >= start else -1.0
-    branch = Branch(family, np.asarray(points, dtype=np.float64), start)
+    branch = Branch(family, np.asarray(points, dtype=np.float64), start, on_iterate=on_iterate)
     z = branch.z
     t = branch.tangent(z, direction)
     _, _, jacobians = branch.system(z)
@@ -253,7 +256,7 @@ def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: in
 
 
 def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, interval, *, params,
-                        resolution: float = 1e-10) -> list[Bifurcation]:
+                        resolution: float = 1e-10, on_iterate=None) -> list[Bifurcation]:
     """Continue a periodic orbit in one parameter and locate its folds, period doublings and Neimark–Sacker
     points (docs/bifurcations.md §2–§3): the period-``period`` orbit through ``x0``, along
     ``params[parameter_index]`` over ``interval``.
@@ -275,6 +278,8 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
         The full parameter vector (entry ``parameter_index`` is overwritten).
     resolution : float
         Each bifurcation is located to this accuracy in the parameter.
+    on_iterate : callable, optional
+        Called with the parameter value of every Newton iterate (to show progress).
 
     Returns
     -------
@@ -294,5 +299,5 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
     family = numba_family(step, jacobian, par, index)
     par[index] = lo
     points = iterate_points(step, as_series(x0, name="x0"), period, par)
-    found, _ = continue_and_locate(family, points, period, (lo, hi), resolution)
+    found, _ = continue_and_locate(family, points, period, (lo, hi), resolution, on_iterate=on_iterate)
     return [replace(point, parameter=index) for point in found]

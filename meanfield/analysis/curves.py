@@ -42,19 +42,11 @@ from functools import cache
 
 import numpy as np
 
-from meanfield.analysis._input import as_series
-from meanfield.analysis.bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators, root_on_step
-from meanfield.analysis.normal_forms import criticality, monodromy, normal_form_coefficient
-from meanfield.analysis.orbits import (
-    TOLERANCE,
-    check_period,
-    multipliers,
-    newton_orbit,
-    numba_family,
-    residuals,
-    shooting_matrix,
-)
-from meanfield.errors import AnalysisError
+from ..errors import AnalysisError
+from ._input import as_series
+from .bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators, root_on_step
+from .normal_forms import criticality, monodromy, normal_form_coefficient
+from .orbits import TOLERANCE, check_period, multipliers, newton_orbit, numba_family, residuals, shooting_matrix
 
 #: At most this many continuation steps in each direction.
 MAX_POINTS = 1000
@@ -128,8 +120,9 @@ class ExtendedSystem:
     """[G(x, α); g(x, α)] = 0 and its pseudo-arclength continuation (module docstring); ``family(α)`` gives
     the map at α = (α_1, α_2) as an ``evaluate(points) -> (images, jacobians)``."""
 
-    def __init__(self, family, kind, shape, tol=TOLERANCE):
+    def __init__(self, family, kind, shape, tol=TOLERANCE, on_iterate=None):
         self.family, self.kind, self.shape, self.tol = family, kind, shape, tol
+        self.on_iterate = (lambda value: None) if on_iterate is None else on_iterate
         size = shape[0] * shape[1]
         self.weights = np.append(np.full(size, 1.0 / size), [1.0, 1.0])
 
@@ -231,6 +224,7 @@ class ExtendedSystem:
         the cycle per iteration instead of 2n + 5), then Newton proper; the accepted point is the same."""
         z = z0 + s * t0
         for iteration in range(15):
+            self.on_iterate(float(z[-1]))
             if chord is None or iteration >= CHORD_STEPS:
                 f, matrix, jacobians = self.system(z)
             else:
@@ -310,17 +304,18 @@ def _trace(system, z, t, interval, max_step, max_points):
 
 
 def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1), max_step: float | None = None,
-                max_points: int = MAX_POINTS) -> Curve:
+                max_points: int = MAX_POINTS, on_iterate=None) -> Curve:
     """The curve of ``kind`` through the cycle ``points`` (p, n) at α = ``values`` (α_1 located), for a map given
     as a family ``family(α) -> evaluate`` (:class:`ExtendedSystem`); ``interval`` the range of α_2 (checked by
-    the caller), ``parameters`` what :attr:`Curve.parameters` says. See :func:`continue_curve`."""
+    the caller), ``parameters`` what :attr:`Curve.parameters` says, ``on_iterate`` called with α_2 at every
+    Newton iterate (progress displays). See :func:`continue_curve`."""
     lo, hi = interval
     values = np.array(values, dtype=np.float64)
     points, _, jacobians, _, _ = newton_orbit(family(values), points)
     tau = crossing_indicators(multipliers(jacobians))[KINDS.index(kind)]
     if not abs(tau) <= START_TOLERANCE:
         raise AnalysisError(f"start: not a {kind} point (its test function is {tau:.3g}, not 0)")
-    system = ExtendedSystem(family, kind, points.shape)
+    system = ExtendedSystem(family, kind, points.shape, on_iterate=on_iterate)
     z0 = np.append(points.ravel(), values)
     fix_second = np.zeros_like(z0)
     fix_second[-1] = 1.0

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..model.spec import require_int
 from ..studies.convergence import convergence_table
+from .data import model_caption
 from .style import SYMBOLS, label, legend_outside, paper_style, plt
 
 
@@ -15,7 +16,8 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     """(a) the aligned MF, the expectation network over rows 0..L and replica 0 at a few N_se, at
     ``trajectory_beta`` (default the first β of ``runs``); (b) the replica-mean error over the first
     ``window`` aligned rows against N_se on log-log axes, one line per β, with an N^(-1/2) guide and the
-    ``threshold`` line. Saved to ``path`` (PNG, PDF, ... by suffix) when given; returns the figure."""
+    ``threshold`` line; titled with the model (β_o per panel). Saved to ``path`` (PNG, PDF, ... by suffix) when
+    given; returns the figure."""
     window = require_int("window", window, 1)
     beta = next(iter(runs)) if trajectory_beta is None else trajectory_beta
     shown = runs[beta]
@@ -53,6 +55,8 @@ def finite_convergence_figure(runs: dict, observable: str = "mo_se", feature: in
     ax_e.set_ylabel(rf"$\langle |{symbol}_N - {symbol}_{{MF}}| \rangle$, first {window} steps")
     ax_e.set_title(f"(b) distance to the mean field, {len(shown[0].replica[observable])} replicas", loc="left")
     legend_outside(ax_e)
+    fig.suptitle("finite-N network against the mean field, " + model_caption(first.model.to_dict(), ("beta_o",)),
+                 x=0.01, ha="left")
     if path is not None:
         fig.savefig(path, dpi=150)
     return fig

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..studies.comparison import CLASSES, structure
 from .bifurcation import plot_density_bifurcation
+from .data import model_caption
 from .style import AXIS_SYMBOLS, CLASS_COLOURS, draw_class_grid, follow_data, legend_outside, paper_style, plt
 from .style import class_legend as _legend
 
@@ -101,7 +102,7 @@ def class_legend(fig, labels_present) -> None:
 @paper_style
 def comparison_figure(lines, rows, maps):
     """The whole figure set in one figure: bifurcation diagrams with one colour bar (top row), the λ1 overlay
-    and the class maps (bottom row), the class legend below."""
+    and the class maps (bottom row), the class legend below; titled with the model the variants share."""
     n_top = max(len(lines), 1)
     n_bottom = 1 + len(maps)
     fig = plt.figure(figsize=(max(7.0, 1.9 * n_top + 0.8), 5.4), layout="constrained")
@@ -123,6 +124,8 @@ def comparison_figure(lines, rows, maps):
     for sweep in list(lines) + list(maps):
         present |= set(np.unique(sweep.labels.astype(str)))
     class_legend(bottom_fig, present)
+    first = (list(lines) + list(maps))[0]
+    fig.suptitle("PID variants of the " + model_caption(first.model.to_dict(), first.axes), x=0.01, ha="left")
     return fig
 
 

@@ -1,7 +1,7 @@
 """Long work shows a progress bar on stderr (meanfield/progress.py) and ``-q`` silences it: ``analyze
---bifurcations`` (a bar over the slow-cycle suspects, one over the brackets), ``analyze --refine`` (one per
-round) and a census sweep (its points, then the chain of its censuses). Inputs from conftest.py: sweep.h5 has
-β_o = 1.0, 1.2, 1.4, 1.6 (700 steps), whose classes change between 1.0 and 1.2."""
+--bifurcations`` (a bar over the slow-cycle suspects, one over the brackets showing where a continuation is),
+``analyze --refine`` (one per round) and a census sweep (its points, then the chain of its censuses). Inputs
+from conftest.py: sweep.h5 has β_o = 1.0, 1.2, 1.4, 1.6 (700 steps), whose classes change between 1.0 and 1.2."""
 import re
 
 import pytest
@@ -47,6 +47,8 @@ def test_analyze_bifurcations_shows_its_two_stages(copies, capsys):
     loud, quiet = _bars(["analyze", "sweep.h5", "--bifurcations"], capsys)
     assert re.search(DONE.format("slow cycles"), loud), loud
     assert re.search(DONE.format("transitions"), loud), loud
+    # inside a bracket the bar shows where its continuation is (the fixed point below 1.2 is continued up)
+    assert re.search(r"continuing at beta_o = 1\.[0-9]+", loud), loud
     assert quiet == ""
 
 

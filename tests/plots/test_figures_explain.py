@@ -219,6 +219,8 @@ def test_the_pid_fractions_and_the_finite_n_figures_label_every_line():
     assert trajectories.get_ylabel() == "$m^{o,se}_1$ (semantic output mean field)"
     assert {"mean field", "expectation"} <= set(texts(trajectories.get_legend()))
     assert {r"$\beta_o = 0.5$", r"$\propto N^{-1/2}$", "threshold 0.01"} <= set(texts(errors.get_legend()))
+    assert fig.get_suptitle() == ("finite-N network against the mean field, paper model: M = 3, L = 4, "
+                                  f"γ = {PAPER_GAMMA}, ε = 0.02")
     assert_legible(fig)
     plt.close(fig)
 

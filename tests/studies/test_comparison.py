@@ -95,6 +95,7 @@ def test_compare_table_and_figures(sweeps, tmp_path):
     assert "nan" not in text.lower() and "inf" not in text.lower()
     from meanfield.plots.pid import comparison_figure
     fig = comparison_figure(lines, rows, maps)
+    assert fig.get_suptitle().startswith("PID variants of the paper model: M = 3, L = 4, γ = 127.017")
     for ax in fig.axes:
         for line in ax.get_lines():
             assert np.all(np.isfinite(np.asarray(line.get_ydata(), dtype=float)))

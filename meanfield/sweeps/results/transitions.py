@@ -20,7 +20,7 @@ from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
 from ...periodic_orbits import bifurcations, confirm_cycle
-from ...progress import progress_bar
+from ...progress import Heartbeat, progress_bar
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
 
@@ -125,14 +125,14 @@ def _span(values, names, index: int, step: int) -> float:
     return float(values[j])
 
 
-def _continue(model, parameter, values, names, states, index, step, resolution):
+def _continue(model, parameter, values, names, states, index, step, resolution, beat):
     period = cycle_period(names[index], model.context)
     if period is None or states[index] is None:
         return None
     interval = (float(values[index]), _span(values, names, index, step))
     try:
         found = bifurcations(model, parameter, interval, state=states[index], period=period, transient=0,
-                             resolution=resolution)
+                             resolution=resolution, progress=beat)
     except AnalysisError:
         return None
     return (found[0], interval) if found else None
@@ -151,20 +151,22 @@ def locate_transitions(model, parameter: str, values, names, states, brackets: l
     states = [states[i] for i in order]
     rows, covered = [], set()
     with progress_bar(len(brackets), "transitions", enabled=progress, unit="bracket", waiting="continuing") as bar:
+        beat = Heartbeat(bar, f"continuing at {parameter}")
         for t in brackets:
             if (t.low, t.high) not in covered:
-                rows.append(_row(model, parameter, values, names, states, t, brackets, resolution, covered))
+                rows.append(_row(model, parameter, values, names, states, t, brackets, resolution, covered, beat))
             bar.update(1)
     return rows
 
 
-def _row(model, parameter, values, names, states, t: Transition, brackets, resolution, covered: set
+def _row(model, parameter, values, names, states, t: Transition, brackets, resolution, covered: set, beat
          ) -> LocatedTransition:
-    """Bracket ``t`` as a located bifurcation (the brackets it spans added to ``covered``) or as a bracket."""
+    """Bracket ``t`` as a located bifurcation (the brackets it spans added to ``covered``) or as a bracket;
+    ``beat`` gets the parameter value of every Newton iterate."""
     index = {float(v): i for i, v in enumerate(values)}
     located = None
     for side, step in ((index[t.low], +1), (index[t.high], -1)):
-        located = _continue(model, parameter, values, names, states, side, step, resolution)
+        located = _continue(model, parameter, values, names, states, side, step, resolution, beat)
         if located is not None:
             break
     if located is None:
