@@ -8,6 +8,7 @@ update arrives; until then it says what it is waiting for.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from tqdm import tqdm
@@ -26,19 +27,56 @@ class _WarmBar(tqdm):
         self.initial = self.last_print_n = self.n
         self.last_print_t = self._time()
         self.set_postfix_str("", refresh=False)
-        self.refresh()
+        if self.due:
+            self.refresh()
         return True
+
+    @property
+    def due(self) -> bool:
+        """Past the ``delay`` the bar was created with: it may be drawn."""
+        return self._time() >= self.start_t + self.delay
 
 
 def progress_bar(total: int, desc: str, *, enabled: bool = True, initial: int = 0, unit: str = "pt",
-                 waiting: str = "compiling") -> tqdm:
+                 waiting: str = "compiling", delay: float = 0.0) -> tqdm:
     """A bar on stderr over ``total`` units (``initial`` already done) showing ``waiting`` until the first
-    update, then the rate and an ETA measured from that update on."""
+    update, then the rate and an ETA measured from that update on; drawn only once ``delay`` seconds have
+    passed (work that ends sooner shows nothing)."""
     bar = _WarmBar(total=total, initial=initial, desc=desc, unit=unit, disable=not enabled, smoothing=0.05,
-                   file=sys.stderr, dynamic_ncols=True)
+                   file=sys.stderr, dynamic_ncols=True, delay=delay)
     if enabled and waiting:
-        bar.set_postfix_str(f"{waiting}; ETA after the first {unit}")
+        bar.set_postfix_str(f"{waiting}; ETA after the first {unit}", refresh=not delay)
     return bar
+
+
+class StepWatch:
+    """While a compiled kernel runs (it releases the GIL), writes the step it has reached — ``reached[0]``,
+    written by the kernel every :data:`meanfield.model.layout.PROGRESS_STRIDE` steps — as the bar's postfix
+    every ``every`` seconds, so that one long batch of a few points is not a frozen bar (and a bar created with a
+    delay is drawn once it is due, even while the kernel still compiles)."""
+
+    def __init__(self, bar: tqdm, reached, steps: int, every: float = 0.5):
+        self.bar, self.reached, self.steps, self.every = bar, reached, steps, every
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self.stop.wait(self.every):
+            step = int(self.reached[0])
+            if step and self.bar.due:
+                self.bar.set_postfix_str(f"step {step:,} of {self.steps:,}")
+            elif self.bar.due:
+                self.bar.refresh()             # a delayed bar still compiling: draw its waiting text
+
+    def __enter__(self):
+        if not self.bar.disable:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
 
 
 class Heartbeat:
@@ -83,4 +121,4 @@ class SpanBar:
         self.bar.close()
 
 
-__all__ = ["Heartbeat", "SpanBar", "progress_bar"]
+__all__ = ["Heartbeat", "SpanBar", "StepWatch", "progress_bar"]

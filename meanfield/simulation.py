@@ -16,7 +16,7 @@ from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, con
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from .model.spec import ModelSpec, require_int
 from .model.state import State
-from .progress import progress_bar
+from .progress import StepWatch, progress_bar
 
 DEFAULT_BLOCKS = 20
 
@@ -184,9 +184,9 @@ def exponents_from_blocks(block_sums: np.ndarray, n_saved: int):
             take(means, np.expand_dims(order, -2), -1))
 
 
-#: Work (points × steps × (1 + exponents)) from which :func:`simulate_batch` shows a progress bar by default
-#: (about 5 s on 2 cores), and the most pieces the batch then runs in.
-PROGRESS_WORK = 5e7
+#: By default :func:`simulate_batch` draws its progress bar only once it has run this many seconds; the most
+#: pieces a batch runs in.
+PROGRESS_DELAY = 1.0
 PROGRESS_PIECES = 40
 
 
@@ -231,9 +231,10 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     backend : "cpu", "cuda" or "cuda:float32"
         The cuda backends need the GPU extra (BackendError without a GPU).
     progress : bool, optional
-        A progress bar on stderr, its ETA measured after the first piece (which includes compiling); the
-        CPU batch then runs in :data:`~meanfield.simulation.PROGRESS_PIECES` pieces (identical results). Default:
-        only for batches of at least :data:`~meanfield.simulation.PROGRESS_WORK` points × steps × (1 + exponents).
+        A progress bar on stderr over the points, its ETA measured after the first piece (which includes
+        compiling), with the step the running points have reached; the CPU batch then runs in up to
+        :data:`~meanfield.simulation.PROGRESS_PIECES` pieces (identical results). Default: the bar appears once
+        the batch has run :data:`~meanfield.simulation.PROGRESS_DELAY` seconds; False: none.
     """
     steps, transient = check_lengths(steps, transient)
     selection = _check_record(record)
@@ -251,14 +252,15 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     kernel = _backend(backend)
     coef, signs, w_pe = map_tables(model)
     n_points = params.shape[0]
-    work = n_points * steps * (1 + n_exponents)          # the kernel's cost grows with 1 + exponents
-    show = work >= PROGRESS_WORK if progress is None else bool(progress)
+    show = progress is not False
     pieces = 1 if backend != "cpu" or not show else progress_pieces(n_points)
     bounds = np.linspace(0, n_points, pieces + 1).round().astype(np.int64)
+    reached = np.zeros(1, np.int64)
     batch = Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
-                  n_exponents, qr_every, n_blocks)
+                  n_exponents, qr_every, n_blocks, reached)
     parts = []
-    with progress_bar(n_points, "simulate_batch", enabled=show) as bar:
+    delay = PROGRESS_DELAY if progress is None else 0.0
+    with progress_bar(n_points, "simulate_batch", enabled=show, delay=delay) as bar, StepWatch(bar, reached, steps):
         for lo, hi in zip(bounds[:-1], bounds[1:]):      # every point is independent: results do not depend on it
             parts.append(kernel(batch.points(lo, hi)))
             bar.update(int(hi - lo))
@@ -305,7 +307,7 @@ def _backend(name):
 def simulate(model: ModelSpec | Map, steps: int, transient: int = 0, *, start: State | None = None,
              lyapunov: bool | int = False, record: str | Sequence[str] = OBSERVABLES, record_every: int = 1,
              qr_every: int | None = None, n_blocks: int | None = None,
-             backend: str | Callable = "cpu") -> Trajectory | MapTrajectory:
+             backend: str | Callable = "cpu", progress: bool | None = None) -> Trajectory | MapTrajectory:
     """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
@@ -316,7 +318,8 @@ def simulate(model: ModelSpec | Map, steps: int, transient: int = 0, *, start: S
     if isinstance(model, Map):
         return model.simulate(steps, transient, start=start, lyapunov=lyapunov)
     return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
-                          record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend).point(0)
+                          record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend,
+                          progress=progress).point(0)
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

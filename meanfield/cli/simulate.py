@@ -37,7 +37,7 @@ def run(args):
     from ..sweeps.config.tables import START_KEYS, parse_start
     from ..sweeps.store import check_output, write_trajectory
     from ..sweeps.store.provenance import record
-    from . import parse_overrides, report
+    from . import parse_overrides, progress_enabled, report
     if args.checkpoint and args.start != "checkpoint":
         raise ConfigError(f"--checkpoint {args.checkpoint!r} is not allowed with --start {args.start}")
     overrides = parse_overrides(args.overrides)
@@ -52,7 +52,7 @@ def run(args):
         from ..plots.style import check_figure_path
         check_figure_path(args.plot)
     traj = simulate(model, args.steps, args.transient, start=start, lyapunov=args.lyapunov,
-                    record_every=args.record_every)
+                    record_every=args.record_every, progress=None if progress_enabled(args) else False)
     write_trajectory(args.output, traj, overwrite=True, record=record("simulate"))
     report(args, f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")
     if traj.diverged_at is not None and traj.diverged_at >= 0:

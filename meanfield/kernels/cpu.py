@@ -260,7 +260,7 @@ def run_batch(batch: Batch, width: int | None = None, math_library: str = "lane"
     shared = BatchShared(np.ascontiguousarray(batch.coef), np.ascontiguousarray(batch.signs),
                          np.ascontiguousarray(batch.w_pe), int(batch.steps), int(batch.transient),
                          int(batch.record_every), np.ascontiguousarray(batch.selection, dtype=np.int64),
-                         int(batch.qr_every))
+                         int(batch.qr_every), np.zeros(1, np.int64) if batch.progress is None else batch.progress)
     run_tiles = tile_kernels(ring, n_feat, batch.signs.shape[0], math_library).run_tiles
 
     def run(chunk):

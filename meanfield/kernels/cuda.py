@@ -240,7 +240,8 @@ def run_batch_device(batch: Batch, dtype="float64") -> TileOutput:
     if n_points:
         shared = BatchShared(cast(batch.coef), cast(batch.signs), cast(batch.w_pe), int(batch.steps),
                              int(batch.transient), int(batch.record_every),
-                             to_device(np.asarray(batch.selection, dtype=np.int64)), int(batch.qr_every))
+                             to_device(np.asarray(batch.selection, dtype=np.int64)), int(batch.qr_every),
+                             device_zeros(1, np.int64))      # the host cannot read it while the kernel runs
         kernel = point_kernel(ring, n_feat, batch.signs.shape[0], int(batch.n_exponents), dtype)
         # numba's simulator runs a block's threads as Python threads that take a lock at every device-function
         # call; a block of one thread runs them one after the other (a point never reads another's lane).

@@ -611,7 +611,7 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
     """The tile loop ``run_tile`` (docs/model.md §3), calling the functions of the earlier stages: ``tokens``
     (:class:`TokenStage`), ``tangents`` (:class:`TangentStage`), ``control`` (:class:`ControlStage`),
     ``lyapunov`` (:class:`LyapunovStage`) and ``records`` (:class:`RecordStage`); returns a :class:`TileLoop`."""
-    F_V, F_K = layout.F_V, layout.F_K
+    F_V, F_K, PROGRESS_STRIDE = layout.F_V, layout.F_K, layout.PROGRESS_STRIDE
     token_fields, store_token, attend = tokens.token_fields, tokens.store_token, tokens.attend
     token_jacobian, control_step = tangents.token_jacobian, control.control_step
     start_tangents, advance_tangents = lyapunov.start_tangents, lyapunov.advance_tangents
@@ -650,9 +650,12 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
         ctrl, largest = tile.ctrl, scratch.largest
         n_vec = block_sums.shape[1]
         n_alive = att_ring.shape[2]
+        reached = shared.progress
         start_tile(shared, tile, scratch, out)
         head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
         for t in range(steps):
+            if t % PROGRESS_STRIDE == 0:
+                reached[0] = t
             # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
             token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o)
             store_token(fields, v_ring, k_ring, head)

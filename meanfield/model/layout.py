@@ -44,6 +44,9 @@ CTRL_STATE_ROWS = 3
 #: uncontrolled attention output is bounded by 1 (a convex combination of mean fields).
 DIVERGENCE_BOUND = 1e6
 
+#: Every this many steps a tile writes the step it has reached to :attr:`BatchShared.progress`.
+PROGRESS_STRIDE = 1024
+
 
 def map_tables(model: ModelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Arrays shared by every point of a batch: coefficients (4, J, M) in order o, v, q, k; the rows of the
@@ -173,7 +176,8 @@ class Batch(NamedTuple):
     windows (the first ``depth0[i]`` rows valid, the others zero) and ``ctrl0`` (n, 3, M) the controller start
     [r, I_0, e_{-1}] (:func:`control_start`); iterations t = 0..steps-1, recorded from t = ``transient`` every
     ``record_every`` for the observable codes ``selection``; ``n_exponents`` leading Lyapunov exponents, the
-    tangent vectors re-orthonormalised every ``qr_every`` steps, their log-norms summed over ``n_blocks`` blocks.
+    tangent vectors re-orthonormalised every ``qr_every`` steps, their log-norms summed over ``n_blocks`` blocks;
+    ``progress`` (optional, (1,) int64) receives the step reached (:class:`BatchShared`).
     """
 
     coef: np.ndarray
@@ -191,6 +195,7 @@ class Batch(NamedTuple):
     n_exponents: int
     qr_every: int
     n_blocks: int
+    progress: np.ndarray | None = None
 
     @property
     def n_points(self) -> int:
@@ -231,7 +236,9 @@ class BatchOutput(NamedTuple):
 # lanes of a tile on their LAST axis; numba passes a named tuple of arrays and scalars as one argument.
 
 class BatchShared(NamedTuple):
-    """What every tile of a batch reads: the tables (:func:`map_tables`) and the run's lengths (:class:`Batch`)."""
+    """What every tile of a batch reads: the tables (:func:`map_tables`) and the run's lengths (:class:`Batch`);
+    and ``progress`` (1,) int64, where every tile writes the step it has reached every :data:`PROGRESS_STRIDE`
+    steps (read by progress displays while the kernel runs; tiles overwrite each other, any value will do)."""
 
     coef: np.ndarray
     signs: np.ndarray
@@ -241,6 +248,7 @@ class BatchShared(NamedTuple):
     record_every: int
     selection: np.ndarray
     qr_every: int
+    progress: np.ndarray
 
 
 class TileInput(NamedTuple):

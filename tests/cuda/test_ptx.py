@@ -58,7 +58,7 @@ def test_batch_kernel_compiles_to_ptx(offline_compiler, dtype, n_exponents):
     dt, i64 = getattr(nt, dtype), nt.int64
     kernel = point_kernel.__wrapped__(4, 3, 4, n_exponents, dtype)     # not cached: a GPU-less process
     shared = nt.NamedTuple([array(nt, dt, 3), array(nt, dt, 2), array(nt, dt, 3), i64, i64, i64, array(nt, i64, 1),
-                            i64], BatchShared)
+                            i64, array(nt, i64, 1)], BatchShared)
     points = nt.NamedTuple([array(nt, dt, 2), array(nt, dt, 3), array(nt, dt, 3), array(nt, i64, 1),
                             array(nt, dt, 3), array(nt, nt.boolean, 1)], TileInput)
     out = nt.NamedTuple([array(nt, dt, 4), array(nt, nt.float64, 3), array(nt, dt, 2), array(nt, dt, 3),

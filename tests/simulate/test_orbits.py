@@ -9,7 +9,7 @@ import pytest
 import meanfield as mf
 from meanfield.analysis import classify
 from meanfield.errors import ConfigError
-from meanfield.model.equations import mean_field_step
+from meanfield.model.equations import mean_field_step, step_tables
 
 L = 4  # the paper model's context (presets/paper.toml)
 
@@ -18,16 +18,19 @@ def settled(beta, steps=20_000, start=None):
     model = mf.presets.paper(beta_o=beta)
     state = model.checkpoint if start is None else start
     att, pe = np.asarray(state.att, dtype=float), np.asarray(state.pe, dtype=float)
+    tables = step_tables(model)
     for _ in range(steps):
-        att, pe, _ = mean_field_step(model, att, pe)
+        att, pe, _ = mean_field_step(model, att, pe, tables)
     return model, att, pe
 
 
 def n_step_map(model, pe, n):
+    tables = step_tables(model)
+
     def f(x):
         att, window = x.reshape(L, -1), pe
         for _ in range(n):
-            att, window, _ = mean_field_step(model, att, window)
+            att, window, _ = mean_field_step(model, att, window, tables)
         return att.ravel()
     return f
 
@@ -146,11 +149,11 @@ def test_slow_approach_to_the_rest_cycle_is_confirmed_by_its_decay_rate():
     orbit = mf.confirm_cycle(model, state, L)
     assert orbit is not None and orbit.stable
     att, pe = np.asarray(state.att, dtype=float), np.asarray(state.pe, dtype=float)
-    distances = []
+    distances, tables = [], step_tables(model)
     for t in range(20_000 * L):
         if t % L == 0:
             distances.append(np.abs(att.ravel() - orbit.points[0]).max())
-        att, pe, _ = mean_field_step(model, att, pe)
+        att, pe, _ = mean_field_step(model, att, pe, tables)
     rate = np.exp(np.polyfit(np.arange(len(distances)), np.log(distances), 1)[0])
     assert 0.999 < abs(orbit.multipliers[0]) < 1
     assert abs(rate - abs(orbit.multipliers[0])) < 1e-9

@@ -1,4 +1,7 @@
-"""simulate_batch with a progress bar runs the batch in pieces: the results are bitwise those of one call."""
+"""simulate_batch with a progress bar runs the batch in pieces (the results are bitwise those of one call) and
+shows the step the kernel has reached; by default the bar appears only for a batch that runs long."""
+import time
+
 import numba
 import numpy as np
 
@@ -30,3 +33,42 @@ def test_pieces_never_split_a_tile():
     assert progress_pieces(32) == 1
     assert progress_pieces(2 * per_piece - 1) == 1
     assert progress_pieces(100 * per_piece) == PROGRESS_PIECES
+
+
+def test_the_kernel_reports_the_step_it_has_reached():
+    """Every tile writes its step every PROGRESS_STRIDE steps into the batch's progress array, so that a display
+    can show a long batch of one point advancing: after 5 000 steps the last report is step 4 096."""
+    from meanfield.kernels.cpu import run_batch
+    from meanfield.model.layout import PROGRESS_STRIDE, Batch, batch_parameters, control_start, map_tables
+    model = mf.presets.paper()
+    params = batch_parameters(model, None)
+    att0 = np.asarray(model.checkpoint.att, dtype=np.float64)[None]
+    reached = np.zeros(1, np.int64)
+    batch = Batch(*map_tables(model), params, np.asarray(model.checkpoint.pe, dtype=np.float64)[None], att0,
+                  np.array([att0.shape[1]]), control_start(params, att0), 5_000, 4_000, 1, np.array([0]), 0, 1, 1,
+                  reached)
+    run_batch(batch)
+    assert PROGRESS_STRIDE == 1024 and reached[0] == 4 * 1024
+
+
+def test_a_step_watch_writes_the_step_reached_and_a_due_bar_while_compiling(capsys):
+    from meanfield.progress import StepWatch, progress_bar
+    reached = np.zeros(1, np.int64)
+    bar = progress_bar(1, "simulate_batch")
+    with StepWatch(bar, reached, 1_000_000, every=0.01):
+        time.sleep(0.1)
+        compiling = bar.postfix
+        reached[0] = 123_904
+        time.sleep(0.1)
+        running = bar.postfix
+    bar.close()
+    assert compiling.startswith("compiling") and running == "step 123,904 of 1,000,000"
+    assert "step 123,904 of 1,000,000" in capsys.readouterr().err
+
+
+def test_by_default_a_short_batch_draws_no_bar(capsys):
+    model = mf.presets.paper()
+    mf.simulate(model, 2_000, 1_000)                      # compiled or loaded from the cache
+    capsys.readouterr()
+    mf.simulate(model, 2_000, 1_000)                      # milliseconds: below PROGRESS_DELAY
+    assert capsys.readouterr().err == ""

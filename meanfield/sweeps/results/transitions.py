@@ -99,13 +99,15 @@ def _neighbour_classes(names, index: int) -> list[str]:
 def confirm_slow_cycles(model, parameter: str, values, names, states, progress: bool = False
                         ) -> list[ConfirmedCycle]:
     """Unresolved or quasi-periodic points (``values`` sorted) converging to a stable cycle of a neighbouring
-    class (module docstring); ``progress``: a bar over those points on stderr."""
+    class (module docstring); ``progress``: a bar over those points on stderr, naming the point and the class
+    being checked."""
     confirmed = []
     suspects = [i for i, name in enumerate(names) if name in SLOW_CYCLE_HIDES and states[i] is not None]
     with progress_bar(len(suspects), "slow cycles", enabled=progress, unit="pt", waiting="Newton") as bar:
         for i in suspects:
             at_point = model.replace(**{parameter: float(values[i])})
             for candidate in _neighbour_classes(names, i):
+                bar.set_postfix_str(f"{parameter} = {values[i]:.10g}: {candidate}?")
                 period = cycle_period(candidate, model.context)
                 orbit = None if period is None else confirm_cycle(at_point, states[i], period)
                 if orbit is not None:
