@@ -1,10 +1,10 @@
 """The longest time a command leaves its terminal unchanged: how long a user waits without a sign of progress.
 
 Usage: python bench/silence.py COMMAND [ARG ...]
-Runs the command with its stderr (where the progress bars go) read as it comes, and notes the time of every
-change to the terminal (every carriage return or newline written). Prints the command's wall time, its exit
-code, the number of updates, the three longest silences with the text shown just before each (which stage was
-silent), and the machine's load (``uptime``) before and after: the machine is shared.
+Runs the command with its stderr (where the progress bars go) read as it comes (its stdout passes through), and
+notes the time of every change to the terminal (every carriage return or newline written). Then prints the
+command's wall time, its exit code, the number of updates, the three longest silences with the text shown just
+before each (which stage was silent), and the machine's load (``uptime``) before and after: the machine is shared.
 """
 import subprocess
 import sys
@@ -15,7 +15,7 @@ def main(command: list[str]) -> None:
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     start = last = time.perf_counter()
     gaps, line, shown = [], b"", ""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE)           # its stdout passes through
     while chunk := process.stderr.read1(4096):
         for byte in chunk:
             if byte in b"\r\n":
