@@ -21,7 +21,8 @@ FLOORS = (
     ("model",),
     ("presets",),
     ("kernels",),
-    ("simulation", "periodic_orbits"),
+    ("simulation",),
+    ("periodic_orbits",),                # Newton's start is settled by a run of the kernel
     ("finite", "census", "bifurcation_curves"),
     ("sweeps",),
     ("studies",),
