@@ -242,7 +242,7 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
         Accuracy of the located parameter values.
     transient : int
         Steps iterated from ``state`` at ``interval[0]`` before Newton.
-    progress : bool or callable
+    progress : bool or ~collections.abc.Callable
         True: a bar on stderr, the share of ``interval`` the continuation has covered; a callable: called with
         the parameter value of every Newton iterate (a caller's own display).
 

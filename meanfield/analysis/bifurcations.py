@@ -278,7 +278,7 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
         The full parameter vector (entry ``parameter_index`` is overwritten).
     resolution : float
         Each bifurcation is located to this accuracy in the parameter.
-    on_iterate : callable, optional
+    on_iterate : ~collections.abc.Callable, optional
         Called with the parameter value of every Newton iterate (to show progress).
 
     Returns
