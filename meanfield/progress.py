@@ -60,13 +60,18 @@ class StepWatch:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._watch, daemon=True)
 
+    def tick(self) -> None:
+        """One look at the kernel's step: written as the postfix once the bar is due (a delayed bar still
+        compiling, step 0, is drawn with its waiting text)."""
+        step = int(self.reached[0])
+        if step and self.bar.due:
+            self.bar.set_postfix_str(f"step {step:,} of {self.steps:,}")
+        elif self.bar.due:
+            self.bar.refresh()
+
     def _watch(self) -> None:
         while not self.stop.wait(self.every):
-            step = int(self.reached[0])
-            if step and self.bar.due:
-                self.bar.set_postfix_str(f"step {step:,} of {self.steps:,}")
-            elif self.bar.due:
-                self.bar.refresh()             # a delayed bar still compiling: draw its waiting text
+            self.tick()
 
     def __enter__(self):
         if not self.bar.disable:

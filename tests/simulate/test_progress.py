@@ -1,7 +1,5 @@
 """simulate_batch with a progress bar runs the batch in pieces (the results are bitwise those of one call) and
 shows the step the kernel has reached; by default the bar appears only for a batch that runs long."""
-import time
-
 import numba
 import numpy as np
 
@@ -55,20 +53,26 @@ def test_a_step_watch_writes_the_step_reached_and_a_due_bar_while_compiling(caps
     from meanfield.progress import StepWatch, progress_bar
     reached = np.zeros(1, np.int64)
     bar = progress_bar(1, "simulate_batch")
-    with StepWatch(bar, reached, 1_000_000, every=0.01):
-        time.sleep(0.1)
-        compiling = bar.postfix
-        reached[0] = 123_904
-        time.sleep(0.1)
-        running = bar.postfix
+    watch = StepWatch(bar, reached, 1_000_000)
+    watch.tick()                                           # the kernel has not reported yet: still compiling
+    compiling = bar.postfix
+    reached[0] = 123_904
+    watch.tick()
+    running = bar.postfix
     bar.close()
     assert compiling.startswith("compiling") and running == "step 123,904 of 1,000,000"
     assert "step 123,904 of 1,000,000" in capsys.readouterr().err
 
 
-def test_by_default_a_short_batch_draws_no_bar(capsys):
+def test_by_default_the_bar_waits_for_its_delay(capsys, monkeypatch):
+    """No clock in the test: with the delay out of reach a default batch draws nothing, with no delay it draws."""
+    import meanfield.simulation as simulation
     model = mf.presets.paper()
-    mf.simulate(model, 2_000, 1_000)                      # compiled or loaded from the cache
-    capsys.readouterr()
-    mf.simulate(model, 2_000, 1_000)                      # milliseconds: below PROGRESS_DELAY
+    monkeypatch.setattr(simulation, "PROGRESS_DELAY", 1e9)
+    mf.simulate(model, 2_000, 1_000)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(simulation, "PROGRESS_DELAY", 0.0)
+    mf.simulate(model, 2_000, 1_000)
+    assert "simulate_batch: 100%" in capsys.readouterr().err
+    mf.simulate(model, 2_000, 1_000, progress=False)
     assert capsys.readouterr().err == ""
