@@ -42,17 +42,24 @@ def paper_batch(model, n_points: int, steps: int, n_exponents: int, beta=(0.5, 3
 
 
 def gpu_rate(model, n_points, n_exponents, dtype, seconds):
-    """Steps/s of one launch sized to take about ``seconds`` (after a short calibration launch)."""
+    """Steps/s of the kernel: the marginal rate between a launch of ``steps`` and one of ``2·steps``, with
+    ``steps`` doubled until the difference takes about ``seconds / 4``: a launch's fixed cost (host copies,
+    allocation) cancels. The batch is built on the host once, outside the timing."""
     from meanfield.kernels.cuda import run_batch_device
-    steps = 20
-    run_batch_device(paper_batch(model, n_points, steps, n_exponents), dtype=dtype)      # compile + warm up
-    while True:
+    batch = paper_batch(model, n_points, 20, n_exponents)
+
+    def launch(steps):
         t0 = time.perf_counter()
-        run_batch_device(paper_batch(model, n_points, steps, n_exponents), dtype=dtype)
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds / 4 or steps >= 1_000_000:
-            return n_points * steps / elapsed, steps
-        steps = int(min(steps * max(2.0, seconds / max(elapsed, 1e-6)), 1_000_000))
+        run_batch_device(batch._replace(steps=steps, record_every=steps), dtype=dtype)
+        return time.perf_counter() - t0
+
+    launch(20)      # compile + warm up
+    steps = 20
+    while True:
+        short, long = launch(steps), launch(2 * steps)
+        if long - short >= seconds / 4 or steps >= 500_000:
+            return n_points * steps / max(long - short, 1e-9), 2 * steps
+        steps = int(min(steps * max(2.0, seconds / max(long - short, 1e-6)), 500_000))
 
 
 def cpu_rate(model, n_exponents, n_points=64, steps=2000):
