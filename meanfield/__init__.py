@@ -8,26 +8,72 @@ two systems' API: runs, periodic orbits and bifurcations),
 Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
 # First of all: importing the kernels package points numba's disk cache at the per-user directory
-# (meanfield/kernels/cache.py; that package's __init__ imports nothing compiled). numba fixes where a
-# ``cache=True`` function's machine code goes when the function is defined, and ``analysis`` (imported next)
-# defines some: imported before this, they would write into the installed package.
+# (meanfield/kernels/cache.py; that package's __init__ imports nothing compiled, nor numba). numba fixes where a
+# ``cache=True`` function's machine code goes when the function is defined: every module that defines one is
+# imported after this line.
 from . import kernels  # noqa: F401
 
 # isort: split
-from . import analysis, presets
-from .analysis.maps import Map
-from .bifurcation_curves import bifurcation_curve
-from .census import continue_attractors, find_attractors
+import importlib
+from typing import TYPE_CHECKING
+
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
-from .finite import FiniteBatch, FiniteTrajectory, aligned_start, finite_weights, simulate_finite, simulate_finite_batch
-from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
-from .periodic_orbits import bifurcations, confirm_cycle, periodic_orbit
-from .simulation import BatchResult, Trajectory, simulate, simulate_batch
-from .sweeps.config.runfile import RunSpec, load_run
-from .sweeps.execute.run import sweep
-from .sweeps.results.dataset import sweep_results
-from .sweeps.store import open_run
 from .version import __version__
+
+#: The public names and the module each comes from. They are imported on first use (PEP 562), so that
+#: ``import meanfield`` and the command line do not pay for numba, scipy, xarray and Dask until they are needed.
+_LAZY = {
+    "presets": ".presets", "analysis": ".analysis",
+    "Map": ".analysis.maps",
+    "bifurcation_curve": ".bifurcation_curves",
+    "continue_attractors": ".census", "find_attractors": ".census",
+    **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "aligned_start", "finite_weights", "simulate_finite",
+                     "simulate_finite_batch"), ".finite"),
+    **dict.fromkeys(("OBSERVABLES", "Control", "ModelSpec", "State", "pattern_token"), ".model"),
+    **dict.fromkeys(("bifurcations", "confirm_cycle", "periodic_orbit"), ".periodic_orbits"),
+    **dict.fromkeys(("BatchResult", "Trajectory", "simulate", "simulate_batch"), ".simulation"),
+    "RunSpec": ".sweeps.config.runfile", "load_run": ".sweeps.config.runfile",
+    "sweep": ".sweeps.execute.run",
+    "sweep_results": ".sweeps.results.dataset",
+    "open_run": ".sweeps.store",
+}
+
+
+def __getattr__(name: str):
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'meanfield' has no attribute {name!r}") from None
+    imported = importlib.import_module(module, __name__)
+    value = imported if module == f".{name}" else getattr(imported, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+if TYPE_CHECKING:       # the same names, for type checkers and editors
+    from . import analysis, presets
+    from .analysis.maps import Map
+    from .bifurcation_curves import bifurcation_curve
+    from .census import continue_attractors, find_attractors
+    from .finite import (
+        FiniteBatch,
+        FiniteTrajectory,
+        aligned_start,
+        finite_weights,
+        simulate_finite,
+        simulate_finite_batch,
+    )
+    from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
+    from .periodic_orbits import bifurcations, confirm_cycle, periodic_orbit
+    from .simulation import BatchResult, Trajectory, simulate, simulate_batch
+    from .sweeps.config.runfile import RunSpec, load_run
+    from .sweeps.execute.run import sweep
+    from .sweeps.results.dataset import sweep_results
+    from .sweeps.store import open_run
 
 __all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
            "simulate_batch", "periodic_orbit", "bifurcations", "bifurcation_curve", "confirm_cycle", "find_attractors",

@@ -22,7 +22,7 @@ from .errors import ConfigError
 from .model.layout import OBSERVABLES, P_W, batch_parameters
 from .model.spec import ModelSpec, require_int
 from .model.state import State, position_code
-from .model.weights import FEATURES, check_weights, coefficients_from_weights
+from .model.weights import FEATURES, check_weights, sign_classes
 from .simulation import simulate_batch
 
 SAMPLERS = ("binomial", "bits")
@@ -105,9 +105,9 @@ def finite_weights(model: ModelSpec, n_bits, weights: dict | None = None) -> Fin
     n_src = source["o"].shape[1] - pe_bits
     if source["o"].shape[0] != model.n_features:
         raise ConfigError(f"weights: {source['o'].shape[0]} rows is not allowed: the model has M = {model.n_features}")
-    coefficients, pe = coefficients_from_weights(source, pe_bits)
+    patterns, coefficients, pe = sign_classes(source, pe_bits)
     for alpha in FEATURES:
-        gap = np.max(np.abs(coefficients[alpha] - model.coefficients[alpha]))
+        gap = _coefficient_gap(model, alpha, patterns, coefficients[alpha])
         if gap > TABLE_TOLERANCE or not np.array_equal(pe[alpha], model.pe_weights[alpha]):
             raise ConfigError(f"weights.{alpha}: these matrices do not carry the model's statistics (coefficient "
                               f"tables differ by {gap:.3g} or PE weights differ); give the model's own weights")
@@ -117,6 +117,16 @@ def finite_weights(model: ModelSpec, n_bits, weights: dict | None = None) -> Fin
                           "equally and the statistics are exact")
     semantic = np.stack([source[a][:, :n_src] for a in FEATURES]).astype(np.int8)
     return FiniteWeights(semantic=semantic, pe=np.stack([pe[a] for a in FEATURES]), repeat=n_bits // n_src)
+
+
+def _coefficient_gap(model: ModelSpec, alpha: str, patterns: np.ndarray, coefficients: np.ndarray) -> float:
+    """The largest |c^α(σ) - model's c^α(σ)| over the sign patterns of either table (a pattern a table lacks has
+    c = 0), whichever rows each keeps (:func:`~meanfield.model.weights.sign_classes`)."""
+    rows = {tuple(sigma): row for sigma, row in zip(model.tanh_signs, model.coefficients[alpha])}
+    gap = 0.0
+    for sigma, row in zip(patterns, coefficients):
+        gap = max(gap, float(np.max(np.abs(row - rows.pop(tuple(sigma), 0.0)))))
+    return max([gap] + [float(np.max(np.abs(row))) for row in rows.values()])
 
 
 def aligned_start(model: ModelSpec, att) -> State:

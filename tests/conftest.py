@@ -1,4 +1,6 @@
+import os
 import pathlib
+import platform
 
 import numpy as np
 import pytest
@@ -12,3 +14,64 @@ def data():
     def load(name):
         return np.load(DATA / name)
     return load
+
+
+# --- tiers (README, "Run the tests") ---------------------------------------------------------------------------
+#: What a test may start, by tier: ``unit`` (the default) no process, no Dask client, no cluster; ``integration``
+#: in-process Dask and the command line called in-process; ``system`` subprocesses, clusters, SLURM, the README
+#: and install runs, the CUDA simulator's own process. A test or module says its tier with a marker
+#: (``pytestmark = pytest.mark.system``); ``slow`` is orthogonal (left out of the fast loop).
+TIERS = ("unit", "integration", "system")
+#: Folders whose tests default to another tier than unit: the command line, called in-process.
+FOLDER_TIERS = {"cli": "integration"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("dask") or item.get_closest_marker("slurm"):
+            item.add_marker("system")
+        elif not any(item.get_closest_marker(tier) for tier in TIERS):
+            folder = pathlib.Path(item.path).parent.name
+            item.add_marker(FOLDER_TIERS.get(folder, "unit"))
+
+
+# platform.processor() runs `uname -p` the first time it is asked (numba and Dask ask on import): asked here, before
+# any test, its cached answer keeps the guard below from counting a library's import as the test's process.
+platform.processor()
+
+
+class TierViolation(RuntimeError):
+    """A unit-tier test started a process or a Dask client: it belongs to another tier."""
+
+
+@pytest.fixture(autouse=True)
+def unit_tier_guard(request, monkeypatch):
+    """A unit-tier test that starts a process (subprocess, multiprocessing, os.fork) or a Dask client fails at
+    that call, naming the tiers it could move to."""
+    if request.node.get_closest_marker("unit") is None:
+        yield
+        return
+
+    def refuse(what):
+        def call(*args, **kwargs):
+            raise TierViolation(f"{request.node.nodeid} is a unit-tier test and started {what}: mark it "
+                                f"pytest.mark.integration (in-process Dask, CLI) or pytest.mark.system (processes)")
+        return call
+
+    import multiprocessing.process
+    import subprocess
+    popen_init, refused = subprocess.Popen.__init__, refuse("a subprocess")
+
+    def popen(self, args, *rest, **options):
+        program = args[0] if isinstance(args, (list, tuple)) else str(args).split()[0]
+        if os.path.basename(str(program)) == "git":     # a result file's provenance reads the checkout's commit
+            return popen_init(self, args, *rest, **options)
+        return refused()
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", popen)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a multiprocessing process"))
+    monkeypatch.setattr(os, "fork", refuse("a forked process"))
+    # an in-process cluster starts no process: its client is refused
+    import distributed
+    monkeypatch.setattr(distributed.Client, "__init__", refuse("a Dask client"))
+    yield

@@ -26,6 +26,7 @@ print(meanfield.version.__version__)
 """
 
 
+@pytest.mark.system
 def test_an_uninstalled_checkout_reports_pyprojects_fallback_version(tmp_path):
     shutil.copytree(ROOT / "meanfield", tmp_path / "meanfield", ignore=shutil.ignore_patterns("_version.py",
                                                                                                "__pycache__"))

@@ -29,13 +29,14 @@ def default_cache_dir() -> Path:
 
 def configure_cache() -> str:
     """Point numba's disk cache at ``NUMBA_CACHE_DIR`` if set (and not empty), else at
-    :func:`default_cache_dir`, and return that directory. numba reads the variable when it is first imported,
-    which may have happened before meanfield was, so its configuration is set as well. A directory that cannot
+    :func:`default_cache_dir`, and return that directory. numba reads the variable when it is first imported;
+    if that happened before meanfield was, its configuration is set as well. A directory that cannot
     be created or written is skipped by numba itself (it then tries its next cache locations)."""
     path = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_dir())
     os.environ["NUMBA_CACHE_DIR"] = path
-    from numba.core import config
-    config.CACHE_DIR = path
+    if "numba" in sys.modules:          # else numba reads the variable when it is imported (importing it costs)
+        from numba.core import config
+        config.CACHE_DIR = path
     return path
 
 

@@ -22,7 +22,9 @@ from .weights import FEATURES, sign_patterns
 SCALAR_PARAMETERS = ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma")
 #: Control-gain parameters, addressed as ``control.<name>`` in overrides and grids.
 CONTROL_PARAMETERS = ("kp", "ki", "kd", "rho", "kappa", "i_max")
-MAX_FEATURES = 16
+#: The largest M: of a model with its own sign patterns (``patterns``, K rows), and of one with all 2^(M-1) rows.
+MAX_FEATURES = 256
+MAX_DENSE_FEATURES = 16
 
 
 def require_finite(key: str, value, allowed: str = "a finite number") -> float:
@@ -104,8 +106,10 @@ class ModelSpec:
 
     Parameters
     ----------
-    coefficients : dict of {α: (2^(M-1), M) array}
-        c^α_a(σ) of :mod:`meanfield.model.weights` (= K^α / 2^(M-1) of the reference, docs/model.md §1.1).
+    coefficients : dict of {α: (J, M) array}
+        c^α_a(σ) of :mod:`meanfield.model.weights` (= K^α / 2^(M-1) of the reference, docs/model.md §1.1), one
+        row per sign pattern σ_j: all J = 2^(M-1) of :func:`~meanfield.model.weights.sign_patterns` (M <= 16),
+        or the K rows of ``patterns``.
     pe_weights : dict of {α: (M, P) array}
         W^α_PE, the positional-encoding part of the weights (P = 0 allowed).
     context : int
@@ -127,6 +131,10 @@ class ModelSpec:
         The orders of the reference's sigma model (docs/model.md §10); the tables and PE weights must then be
         the ones they give (:meth:`~meanfield.model.sigma.SigmaOrders.tables`), the PE term is rectified, the PE
         weight is ε itself and ``mo_se`` carries no factor w.
+    patterns : (K, M) ±1 array, optional
+        The sign patterns σ_k (σ_0 = +1, distinct) of the coefficient rows, when the tables hold only the
+        classes a model's columns carry (:func:`~meanfield.model.weights.sign_classes`): M up to 256, and the
+        map's cost ∝ K·M instead of 2^(M-1)·M. None: all 2^(M-1) patterns.
     """
 
     coefficients: dict
@@ -143,6 +151,7 @@ class ModelSpec:
     control: Control = field(default_factory=Control)
     sigma: SigmaOrders | None = None
     name: str = "custom"
+    patterns: np.ndarray | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -159,8 +168,13 @@ class ModelSpec:
             raise ConfigError(f"control = {self.control!r} is not allowed: must be a meanfield.Control")
         set_(self, "coefficients", self._tables("coefficients", self.coefficients))
         n_features = self.coefficients["o"].shape[1]
-        if not 1 <= n_features <= MAX_FEATURES:
-            raise ConfigError(f"coefficients: M = {n_features} features is not allowed: must be 1..{MAX_FEATURES}")
+        largest = MAX_DENSE_FEATURES if self.patterns is None else MAX_FEATURES
+        if not 1 <= n_features <= largest:
+            raise ConfigError(f"coefficients: M = {n_features} features is not allowed: must be 1..{largest}"
+                              + (" (or build the model from weights: its own sign patterns allow M <= "
+                                 f"{MAX_FEATURES})" if self.patterns is None else ""))
+        if self.patterns is not None:
+            set_(self, "patterns", self._check_patterns(self.patterns, n_features))
         set_(self, "pe_weights", self._tables("pe_weights", self.pe_weights))
         if self.sigma is not None:
             self._check_sigma()
@@ -168,7 +182,8 @@ class ModelSpec:
         for alpha, table in self.coefficients.items():
             if table.shape != expected:
                 raise ConfigError(f"coefficients.{alpha}: shape {table.shape} is not allowed: must be (J, M) = "
-                                  f"{expected}, J the number of sign patterns (2^(M-1) unless a sigma model)")
+                                  f"{expected}, J the number of sign patterns (2^(M-1), or the rows of "
+                                  "patterns or of a sigma model)")
         shapes = {t.shape for t in self.pe_weights.values()}
         if len(shapes) != 1 or next(iter(shapes))[0] != n_features:
             raise ConfigError(f"pe_weights: shapes {sorted(shapes)} are not allowed: all must be (M, P) "
@@ -186,11 +201,27 @@ class ModelSpec:
             raise ConfigError("coefficients/pe_weights: not the tables of the model's sigma orders "
                               "(build the model with meanfield.presets.sigma)")
 
+    def _check_patterns(self, patterns, n_features: int) -> np.ndarray:
+        if self.sigma is not None:
+            raise ConfigError("patterns: not allowed with a sigma model (its sign vectors come from its orders)")
+        table = np.array(patterns, dtype=np.float64)
+        if (table.ndim != 2 or table.shape[1] != n_features or not len(table) or not np.all(np.abs(table) == 1)
+                or not np.all(table[:, 0] == 1)):
+            raise ConfigError(f"patterns: shape {table.shape} is not allowed: must be (K, M = {n_features}), K >= 1, "
+                              "entries ±1 and σ_0 = +1 in every row")
+        if len(np.unique(table, axis=0)) != len(table):
+            raise ConfigError(f"patterns: {len(table)} rows with repeats are not allowed: each sign class once")
+        table.setflags(write=False)
+        return table
+
     @property
     def tanh_signs(self) -> np.ndarray:
-        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1), the sign patterns σ_j; or
-        the sigma model's projected sign vectors (docs/model.md §10)."""
-        return sign_patterns(self.n_features) if self.sigma is None else self.sigma.tables()[0]
+        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1): the sign patterns σ_j (the
+        model's own ``patterns``, else all 2^(M-1)); or the sigma model's projected sign vectors
+        (docs/model.md §10)."""
+        if self.sigma is not None:
+            return self.sigma.tables()[0]
+        return sign_patterns(self.n_features) if self.patterns is None else self.patterns
 
     @staticmethod
     def _tables(key: str, tables) -> dict:
@@ -261,6 +292,8 @@ class ModelSpec:
         out["control"] = self.control.to_dict()
         if self.sigma is not None:
             out["sigma"] = self.sigma.to_dict()
+        if self.patterns is not None:
+            out["patterns"] = self.patterns.tolist()
         return out
 
     @classmethod

@@ -6,15 +6,17 @@ The semantic mean field of feature α (docs/model.md §1.1) is
     c^α_a(σ) = f(σ) μ^α_a(σ) - f(-σ) μ^α_a(-σ),
 
 where σ runs over the output patterns W^o_i ∈ {±1}^M of the semantic columns with σ_0 = +1, f(σ) is the
-fraction of columns with pattern σ and μ^α_a(σ) the mean of W^α_{i,a} over them. The tables are indexed
-``coefficients[α][j, a]`` with j the row of :func:`sign_patterns`.
+fraction of columns with pattern σ and μ^α_a(σ) the mean of W^α_{i,a} over them. Only the patterns that the
+columns carry have a non-zero c: at most min(2^(M-1), N_se) of them.
 
-Three ways to build them (the reference's own weights and correlations, every mode, come from
+Three ways to build the tables (the reference's own weights and correlations, every mode, come from
 :mod:`.reference_weights`):
 
-* :func:`coefficients_from_weights` — explicit ±1 matrices, any M (the sign-class formula above);
+* :func:`sign_classes` — explicit ±1 matrices, any M: the K patterns the columns carry and their rows
+  ``coefficients[α][k, a]`` (the sign-class formula above), in the row order of :func:`sign_patterns`;
 * :func:`coefficients_from_correlations` — explicit pair/quad correlations for M <= 3, with the reference's
-  floating-point order K = S·E, c = K / 2^(M-1) (docs/model.md §1.1);
+  floating-point order K = S·E, c = K / 2^(M-1) (docs/model.md §1.1): all 2^(M-1) rows of
+  :func:`sign_patterns`, indexed ``coefficients[α][j, a]``;
 * :func:`manual_orders` — the reference's "manual orders" mode (docs/model.md §1.2).
 """
 from __future__ import annotations
@@ -62,23 +64,30 @@ def check_weights(weights: dict, pe_bits: int) -> dict:
     return out
 
 
-def coefficients_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:
-    """Coefficient tables c^α (2^(M-1), M) and PE weights W^α_PE (M, P) from explicit ±1 matrices, any M.
+def sign_classes(weights: dict, pe_bits: int) -> tuple[np.ndarray, dict, dict]:
+    """The sign classes of explicit ±1 matrices, any M: ``(patterns, coefficients, pe)``.
 
-    Implements the sign-class formula of the module docstring: for each pattern σ (row j of
-    :func:`sign_patterns`), c^α_a(σ) = (1/N_se) [Σ_{i: W^o_i = σ} W^α_{i,a} - Σ_{i: W^o_i = -σ} W^α_{i,a}].
+    ``patterns`` (K, M) are the distinct σ = ±W^o_i (σ_0 = +1) of the semantic columns, in the row order of
+    :func:`sign_patterns` (as if the rows of all 2^(M-1) patterns that no column carries were dropped);
+    ``coefficients`` {α: (K, M)} c^α_a(σ) = (1/N_se) [Σ_{i: W^o_i = σ} W^α_{i,a} - Σ_{i: W^o_i = -σ} W^α_{i,a}]
+    (the module docstring), sums of integers, so each row equals the row of the full 2^(M-1) table bit for bit;
+    ``pe`` {α: (M, P)} the PE weights W^α_PE. Memory and cost ∝ N_se·M, never 2^(M-1).
     """
     weights = check_weights(weights, pe_bits)
-    w_o = weights["o"]
-    n_features, n_cols = w_o.shape
-    n_se = n_cols - pe_bits
-    patterns = sign_patterns(n_features).astype(np.int64)
-    # +1 where column i has pattern σ_j, -1 where it has -σ_j, 0 otherwise
-    overlap = patterns @ w_o[:, :n_se]
-    membership = (overlap == n_features).astype(np.int64) - (overlap == -n_features).astype(np.int64)
-    coefficients = {alpha: (membership @ weights[alpha][:, :n_se].T) / n_se for alpha in FEATURES}
+    n_se = weights["o"].shape[1] - pe_bits
+    semantic = {alpha: weights[alpha][:, :n_se] for alpha in FEATURES}
+    flip = semantic["o"][0]                                    # column i is in the class of σ = flip_i W^o_i
+    minus = (semantic["o"] * flip < 0).T.astype(np.uint8)      # (N_se, M): 1 where σ_b = -1
+    # lexicographic order of the bit rows = the order of the row index j of sign_patterns
+    classes, member = np.unique(minus, axis=0, return_inverse=True)
+    member = member.ravel()
+    coefficients = {}
+    for alpha in FEATURES:
+        sums = np.zeros((len(classes), semantic[alpha].shape[0]), dtype=np.int64)
+        np.add.at(sums, member, (semantic[alpha] * flip).T)
+        coefficients[alpha] = sums / n_se
     pe = {alpha: weights[alpha][:, n_se:].astype(np.float64) for alpha in FEATURES}
-    return coefficients, pe
+    return 1.0 - 2.0 * classes, coefficients, pe
 
 
 def correlations_from_weights(weights: dict, pe_bits: int) -> tuple[dict, dict]:

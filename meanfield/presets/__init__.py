@@ -6,7 +6,8 @@
 ``paper``
     ``reference`` at the values of the paper (``paper.toml``), started from the paper's checkpoint.
 ``random``
-    Random ±1 weights for any number of features M (1..16), tables by the sign-class formula.
+    Random ±1 weights for any number of features M (1..256), tables of the sign classes the columns carry
+    (:func:`from_weights`).
 ``sigma``
     The reference's second model (docs/model.md §10): K patterns on M base patterns by index orders, a named
     configuration of the reference or explicit orders and PE weights.
@@ -25,9 +26,16 @@ import numpy as np
 from ..errors import ConfigError
 from ..model.reference_weights import check_reference, reference_construction
 from ..model.sigma import SigmaOrders, named_orders
-from ..model.spec import CONTROL_PARAMETERS, MAX_FEATURES, SCALAR_PARAMETERS, ModelSpec, require_int
+from ..model.spec import (
+    CONTROL_PARAMETERS,
+    MAX_DENSE_FEATURES,
+    MAX_FEATURES,
+    SCALAR_PARAMETERS,
+    ModelSpec,
+    require_int,
+)
 from ..model.state import State, require_index
-from ..model.weights import FEATURES, coefficients_from_correlations, coefficients_from_weights, manual_orders
+from ..model.weights import FEATURES, coefficients_from_correlations, manual_orders, sign_classes
 
 #: Keyword parameters every preset takes (:meth:`ModelSpec.replace`).
 PARAMETERS = SCALAR_PARAMETERS + tuple(f"control.{c}" for c in CONTROL_PARAMETERS)
@@ -131,19 +139,40 @@ def paper(beta_o: float | None = None, **parameters) -> ModelSpec:
     return _with_parameters(model, "paper", parameters)
 
 
+#: The largest context L and number of PE bits P a model built from weights takes (docs/model.md §1.3).
+MAX_CONTEXT = 1024
+MAX_PE_BITS = 10
+
+
+def from_weights(weights: dict, pe_bits: int, context: int = 4, name: str = "weights", **parameters) -> ModelSpec:
+    """The model of explicit ±1 weight matrices ``weights`` = {"o", "v", "q", "k": (M, N_se + P) arrays}, the
+    last ``pe_bits`` columns positional (docs/model.md §1.1, §1.3), any M up to 256: its tables hold the K <=
+    min(2^(M-1), N_se) sign classes the semantic columns carry (:func:`~meanfield.model.weights.sign_classes`),
+    so the map costs ∝ K·M per step; the model keeps the matrices (``model.weights``: token starts, finite-N
+    networks). ``parameters``: the scalar parameters and PID gains of :data:`PARAMETERS`. No checkpoint: pass
+    a start state. ConfigError for an entry other than ±1, shapes that disagree, or M, L, P above
+    :data:`~meanfield.model.spec.MAX_FEATURES`, :data:`MAX_CONTEXT`, :data:`MAX_PE_BITS`."""
+    pe_bits = require_int("pe_bits", pe_bits, 0, MAX_PE_BITS)
+    context = require_int("context", context, 1, MAX_CONTEXT)
+    patterns, coefficients, pe = sign_classes(weights, pe_bits)
+    if patterns.shape[1] > MAX_FEATURES:
+        raise ConfigError(f"weights: M = {patterns.shape[1]} rows is not allowed: must be 1..{MAX_FEATURES}")
+    model = ModelSpec(coefficients=coefficients, pe_weights=pe, patterns=patterns, context=context, name=name,
+                      weights={alpha: np.asarray(weights[alpha]) for alpha in FEATURES})
+    return model.replace(**parameters) if parameters else model
+
+
 def random(seed: int = 0, n_features: int = 3, semantic_bits: int = 99, pe_bits: int = 2, context: int = 4,
            **parameters) -> ModelSpec:
     """A model built from random ±1 weight matrices (drawn with ``numpy.random.default_rng(seed)``), for any
-    number of features M (1..16); its tables come from the sign-class formula of :mod:`meanfield.model.weights`
-    and it carries the matrices (token starts, finite-N networks). No checkpoint: pass a start state."""
+    number of features M (1..256): :func:`from_weights` of them. No checkpoint: pass a start state."""
     seed = require_int("seed", seed, 0)
     n_features = require_int("n_features", n_features, 1, MAX_FEATURES)
-    shape = (n_features, require_int("semantic_bits", semantic_bits, 1) + require_int("pe_bits", pe_bits, 0))
+    shape = (n_features, require_int("semantic_bits", semantic_bits, 1)
+             + require_int("pe_bits", pe_bits, 0, MAX_PE_BITS))
     rng = np.random.default_rng(seed)
     weights = {alpha: rng.choice([-1, 1], size=shape) for alpha in FEATURES}
-    coefficients, pe = coefficients_from_weights(weights, pe_bits)
-    model = ModelSpec(coefficients=coefficients, pe_weights=pe, weights=weights, context=context,
-                      name=f"random-{seed}")
+    model = from_weights(weights, pe_bits, require_int("context", context, 1, MAX_CONTEXT), name=f"random-{seed}")
     return _with_parameters(model, "random", parameters)
 
 
@@ -177,7 +206,7 @@ def sigma(configuration: str | None = None, n_patterns: int = 4, n_base_patterns
         given: the reference's ``gamma_att``) and ``epsilon`` (its ``epsilon_pe``; semantic weight 1 - ε);
         defaults :data:`SIGMA_DEFAULTS`: the reference script's β_o = γ = 100 and the constructor's ε = 0.95.
     """
-    n_patterns = require_int("n_patterns", n_patterns, 1, MAX_FEATURES)
+    n_patterns = require_int("n_patterns", n_patterns, 1, MAX_DENSE_FEATURES)
     n_base_patterns = require_int("n_base_patterns", n_base_patterns, 1, 12)
     pe_bits = require_int("pe_bits", pe_bits, 1, 10)
     explicit = [x is not None for x in (orders_B, orders_P, W)]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import h5py
+import pytest
 
 import meanfield as mf
 from meanfield.progress import progress_bar
@@ -17,6 +18,7 @@ from .helpers import cli, snapshot
 COMMAND = [sys.executable, "-m", "meanfield"]
 
 
+@pytest.mark.system
 def test_version_and_python_dash_m():
     from meanfield import __version__
     done = subprocess.run(COMMAND + ["--version"], capture_output=True, text=True)
@@ -25,6 +27,7 @@ def test_version_and_python_dash_m():
     assert helped.returncode == 0 and "simulate" in helped.stdout and "--log-file" in helped.stdout
 
 
+@pytest.mark.system
 def test_info_into_a_pipe_closed_early_is_quiet(workdir):
     done = subprocess.run(f"{sys.executable} -m meanfield info sweep.h5 | head -n 1", shell=True,
                           capture_output=True, text=True, cwd=workdir)
@@ -77,6 +80,7 @@ def test_compare_writes_into_a_directory_or_with_a_prefix(workdir, capsys):
     assert sorted(os.listdir("figs")) == ["run1.csv", "run1.md", "run1.png", "run1_fractions.png"]
 
 
+@pytest.mark.system
 def test_sweep_overrides_dry_run_and_an_already_complete_file(workdir, capsys):
     before = snapshot(workdir)
     small = ["--set", "steps=300", "--set", "transient=200", "--set", "grid.beta_o.num=3", "--set", "chunk=2"]

@@ -58,6 +58,7 @@ def test_analyze_refine_shows_each_round(copies, capsys):
     assert quiet == ""
 
 
+@pytest.mark.system
 def test_a_census_sweep_shows_its_points_and_its_chain(workdir, capsys):
     (workdir / "census.toml").write_text(CENSUS)
     loud, quiet = _bars(["sweep", "census.toml", "-o", "census.h5", "--workers", "1"], capsys)

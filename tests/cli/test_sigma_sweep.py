@@ -5,6 +5,7 @@ import pathlib
 
 import h5py
 import numpy as np
+import pytest
 
 import meanfield as mf
 from meanfield.model.equations import mean_field_step
@@ -14,6 +15,7 @@ from .helpers import cli
 RUN_FILE = pathlib.Path(__file__).resolve().parents[2] / "runs" / "sigma_beta.toml"
 
 
+@pytest.mark.system
 def test_shipped_sigma_run_file_sweeps_and_plots(tmp_path, capsys):
     small = ["--set", "steps=3000", "--set", "transient=2000", "--set", "grid.beta_o.start=0.3",
              "--set", "grid.beta_o.stop=0.7", "--set", "grid.beta_o.num=5", "--set", "chunk=5"]
@@ -49,6 +51,7 @@ def four_step_multipliers(model):
     return np.linalg.eigvals(jac)
 
 
+@pytest.mark.system
 def test_located_period_doubling_of_the_sigma_model(tmp_path, capsys):
     # the run file's first transition: the forced cycle (a fixed point of the 4-step map) flips at β_o ≈ 0.4895
     out = tmp_path / "onset.h5"

@@ -7,6 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.system         # each check is a fresh interpreter
+
 CHILD = """
 import json, os, sys
 if sys.argv[1] == "numba-first":

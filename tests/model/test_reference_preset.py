@@ -122,8 +122,9 @@ def test_checkpoint_file_start(tmp_path, data):
             mf.State.from_checkpoint_file(path)
 
 
-def test_random_preset_takes_up_to_16_features():
-    assert mf.presets.random(seed=3, n_features=16, semantic_bits=40).coefficients["o"].shape == (2 ** 15, 16)
-    for key, value in (("n_features", 17), ("seed", -1), ("semantic_bits", 0)):
+def test_random_preset_takes_up_to_256_features():
+    model = mf.presets.random(seed=3, n_features=256, semantic_bits=40)
+    assert model.coefficients["o"].shape == model.tanh_signs.shape == (40, 256)     # one class per column
+    for key, value in (("n_features", 257), ("seed", -1), ("semantic_bits", 0), ("pe_bits", 11), ("context", 1025)):
         with pytest.raises(mf.ConfigError, match=key):
             mf.presets.random(**{key: value})

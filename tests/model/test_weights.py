@@ -20,10 +20,15 @@ def test_paper_preset_tables_equal_reference_bitwise(data):
 def test_sign_class_formula_equals_reference_order_for_m3(data):
     ref = data("weights_seed1.npz")
     weights = {a: ref[f"W{a}"] for a in W.FEATURES}
-    general, _ = W.coefficients_from_weights(weights, 2)
+    patterns, general, _ = W.sign_classes(weights, 2)
+    full = W.sign_patterns(3)
+    rows = [int(np.flatnonzero((full == p).all(axis=1))[0]) for p in patterns]
+    others = np.setdiff1d(np.arange(4), rows)                          # classes no column carries: c = 0
     for alpha in W.FEATURES:
         # the reference's K carries rounding residues <= 1.2e-16 (docs/model.md §1.1); /4 -> <= 3e-17
-        np.testing.assert_allclose(general[alpha], ref[f"corr_signed_{alpha}"] / 4, rtol=0, atol=1e-16)
+        reference = ref[f"corr_signed_{alpha}"] / 4
+        np.testing.assert_allclose(general[alpha], reference[rows], rtol=0, atol=1e-16)
+        np.testing.assert_allclose(reference[others], 0.0, rtol=0, atol=1e-16)
 
 
 def test_sign_patterns_match_reference_matrix(data):

@@ -1,8 +1,6 @@
 """Bad input: ConfigError naming the key, raised before any kernel runs, nothing written."""
 import importlib
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -10,6 +8,8 @@ import pytest
 import meanfield as mf
 from meanfield.model import weights as W
 from meanfield.model.spec import ModelSpec
+
+from ..cli.helpers import cli
 
 
 @pytest.fixture(autouse=True)
@@ -64,8 +64,9 @@ def test_bad_weights_and_tables():
     bad = {a: np.ones((3, 10)) for a in W.FEATURES}
     bad["v"] = bad["v"] * 0
     with pytest.raises(mf.ConfigError, match="weights.v"):
-        W.coefficients_from_weights(bad, 2)
-    coef, pe = W.coefficients_from_weights({a: np.ones((3, 10)) for a in W.FEATURES}, 2)
+        W.sign_classes(bad, 2)
+    coef = {a: np.ones((4, 3)) for a in W.FEATURES}
+    pe = {a: np.ones((3, 2)) for a in W.FEATURES}
     with pytest.raises(mf.ConfigError, match="coefficients.q"):
         ModelSpec({**coef, "q": np.zeros((3, 3))}, pe)
     with pytest.raises(mf.ConfigError, match="pe_weights"):
@@ -74,12 +75,12 @@ def test_bad_weights_and_tables():
         ModelSpec({a: np.zeros((2 ** 16, 17)) for a in W.FEATURES}, {a: np.zeros((17, 1)) for a in W.FEATURES})
 
 
-def test_cli_bad_input_writes_nothing(tmp_path):
+@pytest.mark.integration
+def test_cli_bad_input_writes_nothing(tmp_path, capsys):
     out = tmp_path / "never.h5"
     for args in (["--set", "beta_o=nan"], ["--set", "epsilon=2"], ["--steps", "10", "--transient", "10"],
                  ["--set", "foo=1"]):
-        done = subprocess.run([sys.executable, "-m", "meanfield.cli", "simulate", "-o", str(out), *args],
-                              capture_output=True, text=True)
-        assert done.returncode == 2, done.stderr
-        assert "error:" in done.stderr and "Traceback" not in done.stderr
+        assert cli(["simulate", "-o", out, *args]) == 2
+        err = capsys.readouterr().err
+        assert "error:" in err and "Traceback" not in err, err
         assert not out.exists()

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import meanfield as mf
 
@@ -36,6 +37,7 @@ print(json.dumps([r.records["mo_se"].tobytes().hex(), r.lyapunov.tobytes().hex()
 """
 
 
+@pytest.mark.system
 def test_thread_count_does_not_change_results():
     outputs = []
     for threads in ("1", "2"):

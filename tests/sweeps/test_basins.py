@@ -134,6 +134,7 @@ def test_a_map_needs_a_census_at_one_point(tmp_path):
             mf.sweep(text, tmp_path / "never.h5", progress=False)
 
 
+@pytest.mark.system
 def test_the_dry_run_estimates_the_map(tmp_path, capsys):
     from meanfield.cli import main
     from meanfield.sweeps.execute.estimate import basin_seconds

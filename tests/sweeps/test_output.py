@@ -29,6 +29,7 @@ with writer_lock(sys.argv[1]):
 """
 
 
+@pytest.mark.system
 def test_the_writer_lock_refuses_a_live_holder_and_takes_over_a_dead_one(tmp_path, capsys):
     out = tmp_path / "out.h5"
     proc = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE, text=True)

@@ -146,7 +146,7 @@ def test_finite_run_over_seeds_equals_one_run_per_seed():
 
 @pytest.mark.parametrize("model, grid, start, key", [
     ('preset = "reference"\nn_features = 4', None, TOKEN, "n_features"),
-    ('preset = "random"\nn_features = 17', None, TOKEN, "n_features"),
+    ('preset = "random"\nn_features = 257', None, TOKEN, "n_features"),
     ('preset = "reference"\npe_bits = 2\ncontext = 5', None, TOKEN, "context"),
     ('preset = "reference"\nsegments = 100', None, TOKEN, "segments"),
     ('preset = "reference"\ncorrelations = "manual"', None, TOKEN, "correlations"),
@@ -205,7 +205,7 @@ def test_cli_correlation_and_checkpoint_starts(tmp_path):
 
 @pytest.mark.parametrize("args", [
     ["--preset", "reference", "--set", "n_features=4", "--start", "token"],
-    ["--preset", "random", "--set", "n_features=17", "--start", "token"],
+    ["--preset", "random", "--set", "n_features=257", "--start", "token"],
     ["--preset", "reference", "--set", "context=8", "--start", "token"],
     ["--preset", "reference", "--set", "segments=100", "--start", "token"],
     ["--preset", "reference", "--set", "seed=1.5", "--start", "token"],

@@ -1,0 +1,105 @@
+"""Models of many features: the kernel over the sign classes a model's columns carry (K rows), against the same
+model with all 2^(M-1) rows (the tables before, M <= 16) and the numpy peer (bench/numpy_peer.py), in one run.
+
+Usage: python bench/many_features.py [--points 64] [--seconds 2]
+
+A step is one point advanced one iteration, without exponents; each rate is the best of three timed calls after
+a warm-up call (whose time, compilation included, is printed as "first call"). The load average is printed
+before and after.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numpy_peer import VectorisedPeer  # noqa: E402
+
+import meanfield as mf  # noqa: E402
+from meanfield.model import weights as W  # noqa: E402
+from meanfield.simulation import simulate_batch  # noqa: E402
+
+
+def full_tables(model):
+    """The same model with all 2^(M-1) rows (zeros where no column carries the pattern)."""
+    full = W.sign_patterns(model.n_features)
+    index = {tuple(p): j for j, p in enumerate(full)}
+    rows = [index[tuple(p)] for p in model.patterns]
+    coefficients = {}
+    for alpha in W.FEATURES:
+        table = np.zeros((len(full), model.n_features))
+        table[rows] = model.coefficients[alpha]
+        coefficients[alpha] = table
+    return mf.ModelSpec(coefficients=coefficients, pe_weights=model.pe_weights, context=model.context,
+                        beta_o=model.beta_o, name="full tables")
+
+
+def starts(model, n, seed=0):
+    rng = np.random.default_rng(seed)
+    return [mf.State(att=rng.uniform(-0.8, 0.8, (model.context, model.n_features)),
+                     pe=rng.choice([-1.0, 1.0], (model.context, model.pe_bits))) for _ in range(n)]
+
+
+def kernel_rate(model, n_points, seconds):
+    """(first call seconds, steps/s): simulate_batch of n_points β_o values, nothing recorded but the end."""
+    betas = np.linspace(0.5, 3.0, n_points)
+    start = starts(model, n_points)
+
+    def call(steps):
+        t0 = time.perf_counter()
+        simulate_batch(model, steps, steps - 1, parameters={"beta_o": betas}, start=start, record=("att",),
+                       progress=False)
+        return time.perf_counter() - t0
+
+    first = call(2)
+    steps = 2
+    while (elapsed := call(steps)) < seconds / 4 and steps < 10 ** 7:
+        steps *= 4
+    best = min(elapsed, call(steps), call(steps))
+    return first, n_points * steps / best
+
+
+def peer_rate(model, n_points, seconds):
+    peer = VectorisedPeer(model, np.linspace(0.5, 3.0, n_points))
+    start = starts(model, n_points)
+    att = np.stack([s.att for s in start])
+    pe = start[0].pe
+    steps = 1
+    while True:
+        t0 = time.perf_counter()
+        peer.run(att, pe, steps)
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds / 4 or steps >= 10 ** 6:
+            return n_points * steps / elapsed
+        steps *= 4
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--points", type=int, default=64)
+    ap.add_argument("--seconds", type=float, default=2.0)
+    args = ap.parse_args(argv)
+    print(f"load average before: {os.getloadavg()}")
+    print(f"{'model':<44} {'K':>6} {'first call s':>12} {'steps/s':>10} {'numpy peer':>11}")
+    cases = [dict(n_features=16, semantic_bits=128, context=8, pe_bits=3),
+             dict(n_features=64, semantic_bits=128, context=16, pe_bits=4),
+             dict(n_features=256, semantic_bits=1024, context=16, pe_bits=4)]
+    for case in cases:
+        model = mf.presets.random(seed=7, **case)
+        label = f"M={case['n_features']} N_se={case['semantic_bits']} L={case['context']}"
+        first, rate = kernel_rate(model, args.points, args.seconds)
+        peer = peer_rate(model, args.points, args.seconds)
+        print(f"{label + ', sign classes':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g} "
+              f"{peer:>11.3g}", flush=True)
+        if case["n_features"] <= 16:
+            full = full_tables(model)
+            first, rate = kernel_rate(full, args.points, args.seconds)
+            print(f"{label + ', all 2^(M-1) rows':<44} {full.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",
+                  flush=True)
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The tools at M = 64 (a model of 128 weight columns: K = 128 sign classes of 2^63, docs/model.md §1.1): run,
+classification, census, periodic orbit and its Neimark–Sacker point, each checked against a direct computation.
+
+Slow: the kernels of the 64-feature shape (plain, tangent, Jacobian) compile for about a minute on a cold cache.
+"""
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.analysis import classify
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def model():
+    return mf.presets.random(seed=5, n_features=64, semantic_bits=128, pe_bits=2, context=4, beta_o=0.3)
+
+
+@pytest.fixture(scope="module")
+def start(model):
+    rng = np.random.default_rng(0)
+    return mf.State(att=rng.uniform(-1, 1, (4, 64)), pe=rng.choice([-1.0, 1.0], (4, 2)))
+
+
+def test_a_stable_cycle_is_found_by_every_tool(model, start):
+    run = mf.simulate(model, 3000, 1000, start=start, lyapunov=4, progress=False)
+    label = classify(run)
+    assert label.label == "fixed_point" and label.period == model.forcing_period()
+    assert np.all(run.lyapunov < -0.1)                                # 4 of the 256 exponents, all contracting
+    orbit = mf.periodic_orbit(model, run.final_state, period=4)
+    assert orbit.stable and np.max(np.abs(orbit.multipliers)) < 1
+    # the orbit is where the run went: the run's last window (λ1 ≈ -0.59 per step over 2000 steps: converged to
+    # rounding) is one of Newton's points
+    window = run.final_state.att.ravel()
+    assert min(np.max(np.abs(point - window)) for point in orbit.points) < 1e-10
+    census = mf.find_attractors(model, 8, 2000, 1000)
+    assert len(census.attractors) == 1 and census.attractors[0].fraction == 1.0
+
+
+def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(model, start):
+    run = mf.simulate(model.replace(beta_o=2.3), 3000, 2000, start=start, progress=False)
+    located = mf.bifurcations(model.replace(beta_o=2.3), "beta_o", (2.3, 2.6), state=run.final_state)
+    assert located and located[0].kind == "neimark_sacker"      # the first of the rest cycle's (a second pair follows)
+    value = located[0].value
+    # Newton's cycle on either side, from the run's state: max|μ| < 1 just below, > 1 just above (1e-3 apart in β_o
+    # moves max|μ| by ~1e-3·d|μ|/dβ_o, far above Newton's 1e-10 and the location's resolution)
+    moduli = [np.max(np.abs(mf.periodic_orbit(model.replace(beta_o=value + shift), run.final_state,
+                                              period=4).multipliers)) for shift in (-1e-3, 1e-3)]
+    assert moduli[0] < 1 < moduli[1]
