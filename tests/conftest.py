@@ -1,6 +1,5 @@
 import os
 import pathlib
-import platform
 
 import numpy as np
 import pytest
@@ -33,11 +32,14 @@ def pytest_collection_modifyitems(config, items):
         elif not any(item.get_closest_marker(tier) for tier in TIERS):
             folder = pathlib.Path(item.path).parent.name
             item.add_marker(FOLDER_TIERS.get(folder, "unit"))
+        if item.get_closest_marker("system"):       # processes and clusters of their own: one after the other
+            item.add_marker(pytest.mark.xdist_group("system"))
 
 
-# platform.processor() runs `uname -p` the first time it is asked (numba and Dask ask on import): asked here, before
-# any test, its cached answer keeps the guard below from counting a library's import as the test's process.
-platform.processor()
+#: Programs a unit test may still run: reads of the system's and the checkout's metadata that libraries make on
+#: import (`uname -p` for platform.processor(), numba and Dask; `ldconfig -p` for numba.cuda) and a result file's
+#: provenance (git), not processes a test relies on.
+METADATA_PROGRAMS = {"git", "ldconfig", "uname"}
 
 
 class TierViolation(RuntimeError):
@@ -64,7 +66,7 @@ def unit_tier_guard(request, monkeypatch):
 
     def popen(self, args, *rest, **options):
         program = args[0] if isinstance(args, (list, tuple)) else str(args).split()[0]
-        if os.path.basename(str(program)) == "git":     # a result file's provenance reads the checkout's commit
+        if os.path.basename(str(program)) in METADATA_PROGRAMS:
             return popen_init(self, args, *rest, **options)
         return refused()
 

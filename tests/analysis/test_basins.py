@@ -1,5 +1,8 @@
 """Basin-boundary measures on cases with known answers (docs/basins.md §5)."""
 
+import math
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -44,6 +47,26 @@ def grid(f, xr, yr, n=512):
     return f(np.c_[x.ravel(), y.ravel()]).reshape(n, n)
 
 
+def entropies_by_hand(basins, box):
+    """(S_b, S_bb) of Daza et al. (2016) box by box: the ids of each whole box × box block counted, its Gibbs
+    entropy −Σ p ln p, averaged over all blocks and over the blocks holding more than one id."""
+    every, boundary = [], []
+    for top in range(0, basins.shape[0] - box + 1, box):
+        for left in range(0, basins.shape[1] - box + 1, box):
+            counts = Counter(basins[top:top + box, left:left + box].ravel().tolist())
+            s = -math.fsum(c / box**2 * math.log(c / box**2) for c in counts.values())
+            every.append(s)
+            if len(counts) > 1:
+                boundary.append(s)
+    return math.fsum(every) / len(every), math.fsum(boundary) / len(boundary)
+
+
+#: basin_entropy against entropies_by_hand: the same terms summed in another order (numpy's pairwise sums against
+#: math.fsum) over ~1e4 boxes differ by ≲ 1e-15 relative; 1e-12 leaves room and still tells any miscounted box
+#: (one box of 1e4 moves the mean by ≳ 1e-5).
+BY_HAND_RTOL = 1e-12
+
+
 def test_smooth_boundary():
     starts = np.random.default_rng(1).uniform([-0.6, -1.5], [0.6, 1.5], size=(100_000, 2))
     alpha, se, f = uncertainty_exponent(smooth_final_state, starts, np.logspace(-3.5, -1.5, 7))
@@ -52,7 +75,8 @@ def test_smooth_boundary():
     assert np.all(np.diff(f) > 0)
     basins = grid(smooth_final_state, (-0.6, 0.6), (-1.5, 1.5))
     s_b, s_bb = basin_entropy(basins, box=5)
-    assert 0 < s_b < s_bb < LOG2  # two outcomes per box: S_bb = ln 2 only if every boundary box were 50/50
+    assert 0 < s_b < s_bb  # boundary boxes are few (S_b is their share times S_bb)
+    assert (s_b, s_bb) == pytest.approx(entropies_by_hand(basins, 5), rel=BY_HAND_RTOL)
     assert wada_merging(basins) == (False, pytest.approx(np.zeros(2)))
 
 
@@ -90,7 +114,10 @@ def test_gmoy_fractal_boundary_exponent():
     assert abs(alpha - 1.0) > 10 * se  # and distinguishably not a smooth boundary
     basins = grid(gmoy_final_state, (0.0, 1.0), (-2.0, 2.0))
     s_b, s_bb = basin_entropy(basins)
-    assert 0 < s_bb < LOG2  # two basins: the log 2 criterion is sufficient only, it cannot fire here
+    # two basins: S_bb ≤ ln 2 always (the log 2 criterion is sufficient only, it cannot fire here), so the
+    # value itself is checked, against the count by hand (default box: 5)
+    assert 0 < s_b < s_bb
+    assert (s_b, s_bb) == pytest.approx(entropies_by_hand(basins, 5), rel=BY_HAND_RTOL)
 
 
 def _double_well_final(x0, mu, h=0.2, steps=200):
@@ -122,6 +149,16 @@ def test_entropy_counts_unresolved_as_an_outcome_and_known_values():
     assert basin_entropy(c, box=2) == pytest.approx((np.log(4), np.log(4)), rel=1e-15)
     d = np.array([[0, 1, 0, 0], [0, 1, 0, 0]])  # boxes of 2: {0,1,0,1} → ln 2, {0,0,0,0} → 0
     assert basin_entropy(d, box=2) == pytest.approx((LOG2 / 2, LOG2), rel=1e-15)
+
+
+def test_a_straight_two_basin_boundary_by_hand():
+    # 10 x 10 cells, id 1 above the diagonal (column > row), boxes of 5: the two diagonal boxes hold the
+    # 10 cells above their diagonal out of 25 (p = 2/5), the other two one id each; an 11th row and column
+    # (a partial box) are dropped
+    e = (np.arange(11)[None, :] > np.arange(11)[:, None]).astype(int)
+    h = -(0.4 * np.log(0.4) + 0.6 * np.log(0.6))  # 0.6730116670092565
+    # rel 1e-15: a mean of two equal terms and of four, the only rounding that of the logarithms
+    assert basin_entropy(e, box=5) == pytest.approx((h / 2, h), rel=1e-15)
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,62 @@
 """``meanfield analyze --bifurcations`` on a small 1-D sweep of the paper model: label brackets around the rest
-cycle's Neimark–Sacker point and the period-28 cycle's period doublings become located points (values from
-docs/bifurcations.md §5, themselves checked against central differences in tests/simulate/test_orbits.py)."""
+cycle's Neimark–Sacker point and the period-28 cycle's period doublings become located points (the
+Neimark–Sacker value from docs/bifurcations.md §5, checked against central differences in
+tests/simulate/test_orbits.py; the period doubling located here, independently, by bisection)."""
+import numpy as np
 import pytest
 
+import meanfield as mf
+from meanfield.model.equations import mean_field_step, step_tables
+
 from .helpers import cli, write_sweep
+
+L, PERIOD = 4, 28  # the paper model's context; the cycle whose doubling is located
+
+
+def period_28_cycle(beta, x, pe, h=1e-6):
+    """The period-28 cycle at ``beta`` (a fixed point of the 28-step map, single-shooting Newton from ``x``) and
+    its multipliers, with Jacobians by central differences of the plain-numpy map: nothing of meanfield's orbit,
+    continuation or bifurcation code."""
+    model = mf.presets.paper(beta_o=beta)
+    tables = step_tables(model)
+
+    def f(x):
+        att, window = x.reshape(L, -1), pe
+        for _ in range(PERIOD):
+            att, window, _ = mean_field_step(model, att, window, tables)
+        return att.ravel()
+
+    def jacobian(x):
+        return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
+
+    for _ in range(30):
+        step = np.linalg.solve(jacobian(x) - np.eye(x.size), x - f(x))
+        x = x + step
+        if np.abs(step).max() < 1e-12:
+            return x, np.linalg.eigvals(jacobian(x))
+    raise AssertionError(f"Newton did not converge at beta_o = {beta}")
+
+
+def period_doubling_by_bisection(stable, towards, step=2.5e-4, resolution=1e-11):
+    """Where the period-28 cycle's most negative multiplier first crosses −1 going from the sweep's point
+    ``stable`` (the cycle stable there, settled on from the sweep's checkpoint start) towards ``towards``: the
+    cycle followed in steps of ``step`` (each Newton started from the last cycle) to the first past −1, then
+    bisected."""
+    settled = mf.simulate(mf.presets.paper(beta_o=stable), 100_000, 99_999).final_state   # onto the cycle
+    pe = np.asarray(settled.pe, dtype=float)
+    x, mu = period_28_cycle(stable, np.asarray(settled.att, dtype=float).ravel(), pe)
+    assert np.abs(mu).max() < 1                                          # the stable cycle
+    direction, past, x_past = np.sign(towards - stable), stable, x
+    while mu.real.min() > -1:
+        stable, x, past = past, x_past, past + direction * step
+        assert direction * (towards - past) > -step, "no flip before the sweep's next point"
+        x_past, mu = period_28_cycle(past, x, pe)
+    while abs(past - stable) > resolution:
+        mid = (stable + past) / 2
+        x_mid, mu = period_28_cycle(mid, x, pe)
+        stable, past, x = (mid, past, x_mid) if mu.real.min() > -1 else (stable, mid, x)
+    return (stable + past) / 2
+
 
 RUN = """
 name = "onset_small"
@@ -30,9 +83,17 @@ def test_brackets_become_located_points(tmp_path, capsys):
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.strip().startswith(("multipliers", "labels"))]
     located = {(r[1], round(float(r[2]), 7)) for r in rows if r[0] == "multipliers"}
-    # 1e-7 rounding: the located values are accurate to 1e-10 (tests/simulate/test_orbits.py)
+    # 1e-7 rounding: the docs' value has 7 decimals (tests/simulate/test_orbits.py checks the located point
+    # against central differences to 1e-9)
     assert ("neimark_sacker", 1.2434445) in located
-    assert ("period_doubling", 1.2711184) in located
+    # the period-28 cycle, stable at 1.2700 and 1.2710, doubles going down (bracket 1.2680 … 1.2700) and going up
+    # (1.2710 … 1.2712); both doublings located here by bisection. 1e-9: the table's values are located to 1e-10
+    # and printed to 10 decimals (±5e-11); the bisection runs to 1e-11, and its central-difference multiplier is
+    # off by ≤ 3e-8 (truncation ∝ h², measured against h = 1e-5 and 1e-7 at both flips), i.e. β_o by ≤ 5e-11
+    # (|dμ/dβ_o| ≈ 870 and 580 there): 1e-9 is five times their sum (they agree to 6e-11 as measured)
+    doublings = sorted(float(r[2]) for r in rows if r[:2] == ["multipliers", "period_doubling"])
+    expected = [period_doubling_by_bisection(1.2700, 1.2680), period_doubling_by_bisection(1.2710, 1.2712)]
+    assert len(doublings) == 2 and np.abs(np.subtract(doublings, expected)).max() < 1e-9, (doublings, expected)
     assert "rotation number 0.2419" in out
     # every transition of the table is accounted for by a located point or a bracket
     assert rows and all(r[0] in ("multipliers", "labels") for r in rows)

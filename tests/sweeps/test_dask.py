@@ -142,22 +142,67 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     assert_same(read_all(tmp_path / "killed.h5"), reference(text))
 
 
+#: ``meanfield sweep`` (``python -c GATED GATE_DIR sweep ...``) whose tasks pass a gate: the first
+#: GATE_TOKENS tasks to start compute their chunk, every later one waits until GATE_DIR/open exists. A sweep
+#: started this way finishes exactly GATE_TOKENS chunks and then waits, whatever the machine's speed. (Defined in
+#: __main__, the task is pickled by value, so the worker processes need nothing of the test's.)
+GATE_TOKENS = 2
+GATED = f"""
+import os, sys, time
+from meanfield.cli import main
+from meanfield.sweeps.execute import run
+from meanfield.sweeps.execute.tasks import compute_chunk
+
+GATE = sys.argv[1]
+
+
+def gated_chunk(*args):
+    claimed = False
+    for n in range({GATE_TOKENS}):
+        try:
+            os.close(os.open(os.path.join(GATE, f"token{{n}}"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            claimed = True
+            break
+        except FileExistsError:
+            pass
+    while not claimed and not os.path.exists(os.path.join(GATE, "open")):
+        time.sleep(0.05)
+    return compute_chunk(*args)
+
+
+run.compute_chunk = gated_chunk
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 @pytest.mark.slow  # processes and clusters of their own: CI, not the fast loop
 def test_ctrl_c_in_a_terminal_stops_without_worker_tracebacks(write_run, tmp_path):
     """A terminal's Ctrl-C signals the whole foreground process group: only the client may react (the local
-    workers have left the group), so stderr holds meanfield's lines and no traceback."""
-    out = tmp_path / "ctrl_c.h5"
+    workers have left the group), so stderr holds meanfield's lines and no traceback. The sweep's tasks pass a
+    gate (GATED): two chunks are written, then the workers wait inside their next tasks, so the Ctrl-C lands
+    mid-sweep, with workers busy, and leaves exactly those two points."""
+    out, gate = tmp_path / "ctrl_c.h5", tmp_path / "gate"
+    gate.mkdir()
     text = tiny_text(num=40, steps=20000, transient=5000, lyapunov=12, chunk=1)
-    proc = subprocess.Popen([sys.executable, "-m", "meanfield", "sweep", write_run(text), "-o", str(out), "--workers",
-                             "2", "--no-progress"], start_new_session=True, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-c", GATED, str(gate), "sweep", write_run(text), "-o", str(out),
+                             "--workers", "2", "--no-progress"], start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    end = time.time() + 240
-    while done_count(out) < 2 and proc.poll() is None and time.time() < end:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    try:
+        end = time.time() + 240                     # only a failsafe: the condition below is what it waits for
+        while done_count(out) < GATE_TOKENS and proc.poll() is None and time.time() < end:
+            time.sleep(0.05)
+        # the tokens are spent: no further chunk can finish, so the sweep cannot end before the Ctrl-C
+        assert done_count(out) == GATE_TOKENS and proc.poll() is None, "the sweep should be waiting at the gate"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        (gate / "open").touch()                     # whatever happened, no task waits any more
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr
-    assert "interrupted" in stderr and 2 <= done_count(out) < 40
+    assert "interrupted" in stderr and done_count(out) == GATE_TOKENS
+    assert sorted(p.name for p in gate.iterdir()) == ["open", "token0", "token1"]
 
 
 def _initial_environment():

@@ -12,14 +12,66 @@ from matplotlib.collections import LineCollection
 
 import meanfield as mf
 from meanfield.errors import ConfigError
+from meanfield.model.equations import mean_field_step, step_tables
 from meanfield.sweeps.results.refine import classified_points, refine, transition_table, transitions
 
 from .helpers import tiny_text
+
+pytestmark = pytest.mark.integration  # in-process Dask (the swept fixture); the CLI test is system
 
 # β_o = 1.2 is the rest state (a fixed point of the 4-step map) and 1.35 chaos (λ1 ≈ 0.09, docs/classification.md
 # §7): somewhere between them the class changes
 RUN = tiny_text(num=2, steps=20_000, transient=10_000, lyapunov=2, chunk=2).replace(
     "beta_o = { start = 1.0, stop = 2.6, num = 2 }", "beta_o = [1.2, 1.35]")
+
+
+L = 4  # the paper model's context: the rest state is a fixed point of the L-step map
+
+
+def rest_cycle(beta, x, pe, h=1e-6):
+    """The rest cycle at ``beta`` (a fixed point of the L-step map, by Newton from ``x``) and the largest modulus
+    of its multipliers, with Jacobians by central differences of the plain-numpy map (nothing of the classifier,
+    the sweep or meanfield's orbit code)."""
+    model = mf.presets.paper(beta_o=beta)
+    tables = step_tables(model)
+
+    def f(x):
+        att, window = x.reshape(L, -1), pe
+        for _ in range(L):
+            att, window, _ = mean_field_step(model, att, window, tables)
+        return att.ravel()
+
+    def jacobian(x):
+        return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
+
+    for _ in range(30):
+        step = np.linalg.solve(jacobian(x) - np.eye(x.size), x - f(x))
+        x = x + step
+        if np.abs(step).max() < 1e-13:
+            return x, float(np.abs(np.linalg.eigvals(jacobian(x))).max())
+    raise AssertionError(f"Newton did not converge at beta_o = {beta}")
+
+
+def rest_cycle_loses_stability(start=1.2, step=0.0025, resolution=1e-7):
+    """The β_o at which the rest cycle, followed up from ``start`` (where the sweep's own checkpoint start
+    settles on it), first has a multiplier of modulus 1: marched in steps of ``step``, then bisected."""
+    model = mf.presets.paper(beta_o=start)
+    att, pe = np.asarray(model.checkpoint.att, dtype=float), np.asarray(model.checkpoint.pe, dtype=float)
+    tables = step_tables(model)
+    for _ in range(4000):                           # to within Newton's reach (|μ| ≈ 0.95 per L steps here)
+        att, pe, _ = mean_field_step(model, att, pe, tables)
+    x, modulus = rest_cycle(start, att.ravel(), pe)
+    assert modulus < 1
+    lo = hi = start
+    while modulus < 1:
+        lo, x_lo, hi = hi, x, hi + step
+        x, modulus = rest_cycle(hi, x, pe)
+    x = x_lo
+    while hi - lo > resolution:
+        mid = (lo + hi) / 2
+        x_mid, modulus = rest_cycle(mid, x, pe)
+        lo, hi, x = (mid, hi, x_mid) if modulus < 1 else (lo, mid, x)
+    return (lo + hi) / 2
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +91,11 @@ def test_refinement_brackets_every_transition_and_resumes(swept, tmp_path):
     found = refine(path, 0.01, progress=False)                        # resumes: rounds 0 and 1 are reused
     assert found and all(t.width <= 0.01 for t in found)
     assert all(1.2 <= t.low < t.high <= 1.35 for t in found)
+    # the first bracket holds the point where the rest cycle loses stability, located here independently
+    # (β_o = 1.2434445, to 1e-7 by the bisection; central differences move |μ| by ~1e-11, β_o by less: no
+    # tolerance is needed against a bracket whose ends lie 6e-3 and 3e-3 away)
+    onset = rest_cycle_loses_stability()
+    assert found[0].below == "fixed_point" and found[0].low < onset < found[0].high
     # classes alternate consistently along the axis: each bracket starts where the previous one ended
     assert found[0].below == "fixed_point" and found[-1].above == "chaotic"
     assert all(a.above == b.below for a, b in zip(found, found[1:]))
@@ -79,6 +136,7 @@ def test_the_results_dataset_carries_the_rounds_and_the_transitions(swept, tmp_p
     assert sorted(ticks) == pytest.approx(sorted((t.low + t.high) / 2 for t in found), abs=0)
 
 
+@pytest.mark.system
 @pytest.mark.slow  # CLI processes: CI, not the fast loop
 def test_cli_refine_prints_the_table_and_marks_the_figure(swept, tmp_path):
     path = tmp_path / "c.h5"
@@ -97,6 +155,7 @@ def test_cli_refine_prints_the_table_and_marks_the_figure(swept, tmp_path):
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
 
 
+@pytest.mark.integration
 def test_refinement_needs_a_one_dimensional_complete_sweep(tmp_path):
     two_d = tiny_text(num=2, steps=400, transient=200, lyapunov="false", chunk=2).replace(
         "[grid]\n", "[grid]\nbeta_att = [2.0, 2.2]\n")
