@@ -28,17 +28,26 @@ FIG3 = dict(points=4001, beta=(0.0, 3.0), steps=175_000, transient=100_000, expo
 
 def paper_batch(model, n_points: int, steps: int, n_exponents: int, beta=(0.5, 3.0), transient=0, n_blocks=1,
                 record_every=None):
-    """The kernel's :class:`~meanfield.model.layout.Batch` for ``n_points`` β_o values from the paper checkpoint
-    (a full window, so exponents run from t = transient), recording mo_se every ``record_every`` steps (default:
-    once, so the timing is the iteration, not the recording), built without a per-point Python loop."""
+    """The kernel's :class:`~meanfield.model.layout.Batch` for ``n_points`` β_o values from the model's checkpoint
+    (or :func:`random_start`; a full window, so exponents run from t = transient), recording mo_se every
+    ``record_every`` steps (default: once, so the timing is the iteration, not the recording), built without a
+    per-point Python loop."""
     params = batch_parameters(model, {"beta_o": np.linspace(*beta, n_points)})
-    att1, pe1, depth1 = _start_arrays(model, None, 1)[:3]
+    start = model.checkpoint if model.checkpoint is not None else random_start(model)
+    att1, pe1, depth1 = _start_arrays(model, start, 1)[:3]
     att0, pe0, depth0 = (np.repeat(a, n_points, axis=0) for a in (att1, pe1, depth1))
     ctrl0 = np.repeat(control_start(params[:1], att1), n_points, axis=0)
     coef, signs, w_pe = map_tables(model)
     record_every = steps - transient if record_every is None else record_every
     return Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every,
                  np.array([2], dtype=np.int64), n_exponents, 1, n_blocks)
+
+
+def random_start(model) -> mf.State:
+    """A fixed start for a model without a checkpoint (the random preset's)."""
+    rng = np.random.default_rng(0)
+    return mf.State(att=rng.uniform(-0.8, 0.8, (model.context, model.n_features)),
+                    pe=rng.choice([-1.0, 1.0], (model.context, model.pe_bits)))
 
 
 def gpu_rate(model, n_points, n_exponents, dtype, seconds):
@@ -117,6 +126,17 @@ def main(argv=None):
                 rate, steps = gpu_rate(model, n_points, k, dtype, args.seconds)
                 print(f"{n_points:>9} {dtype:>8} {k:>9} {steps:>8} {rate:>10.3g} {rate / peers[k]:>7.0f}x",
                       flush=True)
+    # many features: the random preset at M = 64, L = 16, N_se = 128 (K = 128 sign classes), float64
+    wide = mf.presets.random(seed=7, n_features=64, semantic_bits=128, context=16, pe_bits=4)
+    if args.smoke:
+        wide = mf.presets.random(seed=7, n_features=8, semantic_bits=16, context=4, pe_bits=2)
+    wide_peer = cpu_rate(wide, 0, *((8, 20) if args.smoke else (64, 200)))
+    print(f"M = {wide.n_features}, L = {wide.context}, K = {wide.tanh_signs.shape[0]}: CPU kernel "
+          f"{wide_peer:.3g} steps/s without exponents")
+    for n_points in args.points:
+        rate, steps = gpu_rate(wide, n_points, 0, "float64", args.seconds)
+        print(f"{n_points:>9} {'float64':>8} {0:>9} {steps:>8} {rate:>10.3g} {rate / wide_peer:>7.0f}x  "
+              f"(M = {wide.n_features})", flush=True)
     if not args.no_fig3:
         c = fig3_config
         seconds = fig3(model, c["points"], c["steps"], c["transient"], c["exponents"])
