@@ -21,14 +21,21 @@ def data():
 #: and install runs, the CUDA simulator's own process. A test or module says its tier with a marker
 #: (``pytestmark = pytest.mark.system``); ``slow`` is orthogonal (left out of the fast loop).
 TIERS = ("unit", "integration", "system")
+#: Fixtures that start a cluster of processes for the session (tests/sweeps/conftest.py): their tests are system.
+CLUSTER_FIXTURES = {"external_cluster", "client"}
+#: Fixtures of an in-process Dask cluster (a module's, tests/sweeps): their tests are integration.
+LOCAL_CLUSTER_FIXTURES = {"local_client"}
 #: Folders whose tests default to another tier than unit: the command line, called in-process.
 FOLDER_TIERS = {"cli": "integration"}
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.get_closest_marker("dask") or item.get_closest_marker("slurm"):
+        if (item.get_closest_marker("dask") or item.get_closest_marker("slurm")
+                or CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ()))):
             item.add_marker("system")
+        elif LOCAL_CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("integration")
         elif not any(item.get_closest_marker(tier) for tier in TIERS):
             folder = pathlib.Path(item.path).parent.name
             item.add_marker(FOLDER_TIERS.get(folder, "unit"))

@@ -16,7 +16,7 @@ import pytest
 
 from .test_readme import copy_repository, fresh_environment
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.system]      # fresh environments, processes
 
 #: runs/paper_fig3_quick.toml made tiny (5 of its 401 values, 2000 of its 20 000 steps), its tables kept: the
 #: full Lyapunov spectrum, the reductions, the checkpoint start, and the classification evidence every sweep

@@ -35,7 +35,7 @@ SUBSTITUTIONS = {"python -m pytest": "python -m pytest --collect-only -q"}
 OPT_OUT = re.compile(r"#\s*not run by tests/test_readme\.py:\s*needs (.+)")
 MACHINES_WE_LACK = ("SLURM", "GPU", "Dask scheduler")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.system]      # fresh environments, processes
 
 
 def blocks(text: str) -> list:

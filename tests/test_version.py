@@ -46,6 +46,7 @@ def test_this_installation_follows_the_scheme():
 
 
 @pytest.mark.slow
+@pytest.mark.system
 def test_a_history_without_tags_numbers_its_commits(tmp_path):
     """The package's metadata, as pip builds it (setuptools-scm, fetched like any install's build requirements),
     for a copy of the project whose git history is three commits and no tag: 0.1.dev3+g<third commit>."""

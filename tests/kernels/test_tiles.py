@@ -110,6 +110,7 @@ def child(libraries, cache):
 
 
 @pytest.mark.slow
+@pytest.mark.system
 def test_step_is_vector_code_and_cached_builds_keep_their_code(tmp_path):
     lane, packed = child("lane", tmp_path)
     libm, _ = child("libm", tmp_path)

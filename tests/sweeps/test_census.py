@@ -105,6 +105,7 @@ def test_every_line_of_a_2d_census_is_its_own_continuation(client, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.system
 def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, client, reference_census, write_run,
                                                             tmp_path):
     out = tmp_path / "out.h5"

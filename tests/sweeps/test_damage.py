@@ -50,20 +50,20 @@ ATTRIBUTES = ("run_key", "run_json", "run_toml", "model", "axes", "coordinate_cr
 
 
 @pytest.fixture(scope="module")
-def client():
+def local_client():
     from dask.distributed import Client
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def references(client, tmp_path_factory):
+def references(local_client, tmp_path_factory):
     """kind -> path of an undamaged sweep (its journal beside it)."""
     base = tmp_path_factory.mktemp("damage_ref")
     out = {}
     for kind, text in KINDS.items():
         out[kind] = base / f"{kind}.h5"
-        mf.sweep(text, out[kind], client=client, progress=False)
+        mf.sweep(text, out[kind], client=local_client, progress=False)
         verify_file(out[kind])
     return out
 
@@ -101,7 +101,7 @@ def sweep_again(kind, out, client, capfd) -> str:
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_truncated_at_20_offsets_or_emptied(kind, references, client, tmp_path, capfd):
+def test_truncated_at_20_offsets_or_emptied(kind, references, local_client, tmp_path, capfd):
     ref = references[kind]
     data, journal = ref.read_bytes(), open(journal_path(ref), "rb").read()
     rng = np.random.default_rng(37)
@@ -110,14 +110,14 @@ def test_truncated_at_20_offsets_or_emptied(kind, references, client, tmp_path, 
     damaged(ref, out, b"")
     os.remove(journal_path(out))                       # without the journal: refused, nothing to rebuild from
     with pytest.raises(StoreError, match="no journal"):
-        mf.sweep(KINDS[kind], out, client=client, progress=False)
+        mf.sweep(KINDS[kind], out, client=local_client, progress=False)
     for n, offset in enumerate(offsets):
         # every fourth case the journal is cut too (a torn last record): those chunks are computed again
         cut = journal[:int(rng.integers(len(journal) // 3, len(journal)))] if n % 4 == 3 else None
         damaged(ref, out, data[:offset], cut)
         with pytest.raises(StoreError):
             sweep_state(out)                           # the damage is real: the file alone is unreadable
-        err = sweep_again(kind, out, client, capfd)
+        err = sweep_again(kind, out, local_client, capfd)
         assert "rebuilding it from" in err and "points recovered" in err, err
         if cut is None:
             assert f"{mf.load_run(KINDS[kind]).n_points} points recovered" in err.replace("/", " "), err
@@ -126,7 +126,7 @@ def test_truncated_at_20_offsets_or_emptied(kind, references, client, tmp_path, 
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_random_bytes_over_metadata(kind, references, client, tmp_path, capfd):
+def test_random_bytes_over_metadata(kind, references, local_client, tmp_path, capfd):
     """100 random bytes at a random place before the first dataset's data (superblock, object headers,
     attributes, B-trees): detected, or harmless (then the file already equals the reference)."""
     ref = references[kind]
@@ -146,7 +146,7 @@ def test_random_bytes_over_metadata(kind, references, client, tmp_path, capfd):
             _attributes(out)
         except (StoreError, OSError, KeyError):
             detected += 1
-        err = sweep_again(kind, out, client, capfd)
+        err = sweep_again(kind, out, local_client, capfd)
         assert_like_reference(out, ref)
         if "damaged" in err or "readable" in err:
             assert "rebuilding it from" in err, err
@@ -154,7 +154,7 @@ def test_random_bytes_over_metadata(kind, references, client, tmp_path, capfd):
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_random_bytes_over_data_are_caught_by_the_checksums(kind, references, client, tmp_path, capfd):
+def test_random_bytes_over_data_are_caught_by_the_checksums(kind, references, local_client, tmp_path, capfd):
     ref = references[kind]
     name = "census_summary" if kind == "census" else "hist"
     with h5py.File(ref, "r") as f:
@@ -174,7 +174,7 @@ def test_random_bytes_over_data_are_caught_by_the_checksums(kind, references, cl
             mf.open_run(out)
         with h5py.File(out, "r") as f:                  # without the checksums these values would be served
             assert f["done"][...].all() and not np.array_equal(f[name][...], read_all(ref)[name])
-        err = sweep_again(kind, out, client, capfd)
+        err = sweep_again(kind, out, local_client, capfd)
         assert f"dataset '{name}' fails its checksums" in err, err
         assert ("rebuilding it from" in err) if journaled else ("computed again" in err), err
         assert_like_reference(out, ref)
@@ -209,7 +209,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
-def test_a_disk_full_mid_run_stops_clearly_and_resumes(references, client, small_disk):
+def test_a_disk_full_mid_run_stops_clearly_and_resumes(references, local_client, small_disk):
     """After the third chunk a filler takes every free byte: the next chunk's journal record cannot be written,
     the sweep stops with one line and keeps every finished chunk; once the filler is gone the same call ends
     with the reference file."""
@@ -225,13 +225,13 @@ def test_a_disk_full_mid_run_stops_clearly_and_resumes(references, client, small
                 except OSError:
                     pass
     with pytest.raises(StoreError) as err:
-        mf.sweep(KINDS["1d"], out, client=client, progress=False, callback=fill)
+        mf.sweep(KINDS["1d"], out, client=local_client, progress=False, callback=fill)
     message = str(err.value)
     assert "\n" not in message and "No space left on device" in message and "run again" in message, message
     assert filler.exists()
     os.remove(filler)
     ref = references["1d"]
-    mf.sweep(KINDS["1d"], out, client=client, progress=False)
+    mf.sweep(KINDS["1d"], out, client=local_client, progress=False)
     assert_like_reference(out, ref)
     kept = sum(1 for indices, _ in _records(out))
     assert kept == 6, kept                             # every chunk finished before the disk filled, once each

@@ -49,6 +49,7 @@ def test_thresholds_change_labels_without_rerunning(classified):
 
 
 @pytest.mark.slow  # one CLI process per figure: CI, not the fast loop
+@pytest.mark.system
 def test_cli_analyze_and_plots(classified, tmp_path):
     run = [sys.executable, "-m", "meanfield.cli"]
     done = subprocess.run(run + ["analyze", str(classified)], capture_output=True, text=True)
