@@ -29,18 +29,15 @@ LOCAL_CLUSTER_FIXTURES = {"local_client"}
 FOLDER_TIERS = {"cli": "integration"}
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if (item.get_closest_marker("dask") or item.get_closest_marker("slurm")
-                or CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ()))):
-            item.add_marker("system")
-        elif LOCAL_CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker("integration")
-        elif not any(item.get_closest_marker(tier) for tier in TIERS):
-            folder = pathlib.Path(item.path).parent.name
-            item.add_marker(FOLDER_TIERS.get(folder, "unit"))
-        if item.get_closest_marker("system"):       # processes and clusters of their own: one after the other
-            item.add_marker(pytest.mark.xdist_group("system"))
+def pytest_itemcollected(item):
+    """Each test's tier, as it is collected (before ``-m`` reads the markers)."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if item.get_closest_marker("dask") or item.get_closest_marker("slurm") or CLUSTER_FIXTURES & fixtures:
+        item.add_marker("system")
+    elif LOCAL_CLUSTER_FIXTURES & fixtures:
+        item.add_marker("integration")
+    elif not any(item.get_closest_marker(tier) for tier in TIERS):
+        item.add_marker(FOLDER_TIERS.get(pathlib.Path(item.path).parent.name, "unit"))
 
 
 #: Programs a unit test may still run: reads of the system's and the checkout's metadata that libraries make on
