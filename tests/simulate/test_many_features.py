@@ -1,5 +1,6 @@
 """The tools at M = 64 (a model of 128 weight columns: K = 128 sign classes of 2^63, docs/model.md §1.1): run,
-classification, census, periodic orbit and its Neimark–Sacker point, each checked against a direct computation.
+classification, census, periodic orbit and its Neimark–Sacker point, a run file's chunk and the command line, each
+checked against a direct computation.
 
 Slow: the kernels of the 64-feature shape (plain, tangent, Jacobian) compile for about a minute on a cold cache.
 """
@@ -48,3 +49,53 @@ def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(mode
     moduli = [np.max(np.abs(mf.periodic_orbit(model.replace(beta_o=value + shift), run.final_state,
                                               period=4).multipliers)) for shift in (-1e-3, 1e-3)]
     assert moduli[0] < 1 < moduli[1]
+
+
+RUN = """
+name = "m64"
+steps = 400
+transient = 200
+lyapunov = false
+chunk = 2
+[model]
+preset = "random"
+seed = 5
+n_features = 64
+semantic_bits = 128
+pe_bits = 2
+context = 4
+[start]
+kind = "token"
+[grid]
+beta_o = [0.3, 2.6]
+[record]
+observables = ["mo_se"]
+tail = 50
+"""
+
+
+def test_a_run_file_sweep_of_64_features_equals_the_batch_api(model, tmp_path):
+    """A run file's chunk (token start, two β_o) stores what mf.simulate_batch computes from the same start."""
+    from meanfield.simulation import simulate_batch
+    from meanfield.sweeps.execute.tasks import compute_chunk
+    run = mf.load_run(RUN)
+    chunk = compute_chunk(run, np.arange(2), np.full(2, -1))
+    start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    direct = simulate_batch(model, 400, 200, parameters={"beta_o": np.array([0.3, 2.6])}, start=start,
+                            record=("mo_se",), progress=False)
+    np.testing.assert_array_equal(chunk["final_att"], direct.final_att)
+
+
+@pytest.mark.integration
+def test_the_command_line_simulates_64_features(model, tmp_path):
+    """`meanfield simulate` of the random preset at M = 64 stores what mf.simulate computes (after the transient)."""
+    from meanfield.cli import main
+    out = tmp_path / "m64.h5"
+    assert main(["simulate", "--preset", "random", "--set", "n_features=64", "--set", "semantic_bits=128",
+                 "--set", "seed=5", "--start", "token", "--beta", "0.3", "--steps", "300", "--transient", "100",
+                 "-o", str(out), "-q"]) == 0
+    import h5py
+    start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    direct = mf.simulate(model.replace(beta_o=0.3), 300, 100, start=start, progress=False)
+    with h5py.File(out) as f:
+        np.testing.assert_array_equal(f["att"][()], direct.att)
