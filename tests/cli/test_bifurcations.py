@@ -6,35 +6,16 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.model.equations import mean_field_step, step_tables
 
+from ..by_hand import periodic_point
 from .helpers import cli, write_sweep
 
 L, PERIOD = 4, 28  # the paper model's context; the cycle whose doubling is located
 
 
-def period_28_cycle(beta, x, pe, h=1e-6):
-    """The period-28 cycle at ``beta`` (a fixed point of the 28-step map, single-shooting Newton from ``x``) and
-    its multipliers, with Jacobians by central differences of the plain-numpy map: nothing of meanfield's orbit,
-    continuation or bifurcation code."""
-    model = mf.presets.paper(beta_o=beta)
-    tables = step_tables(model)
-
-    def f(x):
-        att, window = x.reshape(L, -1), pe
-        for _ in range(PERIOD):
-            att, window, _ = mean_field_step(model, att, window, tables)
-        return att.ravel()
-
-    def jacobian(x):
-        return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
-
-    for _ in range(30):
-        step = np.linalg.solve(jacobian(x) - np.eye(x.size), x - f(x))
-        x = x + step
-        if np.abs(step).max() < 1e-12:
-            return x, np.linalg.eigvals(jacobian(x))
-    raise AssertionError(f"Newton did not converge at beta_o = {beta}")
+def period_28_cycle(beta, x, pe):
+    """The period-28 cycle at ``beta`` (a fixed point of the 28-step map) and its multipliers (tests/by_hand.py)."""
+    return periodic_point(mf.presets.paper(beta_o=beta), x, pe, PERIOD, 1e-12)
 
 
 def period_doubling_by_bisection(stable, towards, step=2.5e-4, resolution=1e-11):

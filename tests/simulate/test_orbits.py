@@ -11,6 +11,8 @@ from meanfield.analysis import classify
 from meanfield.errors import ConfigError
 from meanfield.model.equations import mean_field_step, step_tables
 
+from ..by_hand import central_jacobian, n_step_map
+
 L = 4  # the paper model's context (presets/paper.toml)
 
 
@@ -22,23 +24,6 @@ def settled(beta, steps=20_000, start=None):
     for _ in range(steps):
         att, pe, _ = mean_field_step(model, att, pe, tables)
     return model, att, pe
-
-
-def n_step_map(model, pe, n):
-    tables = step_tables(model)
-
-    def f(x):
-        att, window = x.reshape(L, -1), pe
-        for _ in range(n):
-            att, window, _ = mean_field_step(model, att, window, tables)
-        return att.ravel()
-    return f
-
-
-def central_jacobian(f, x, h=1e-6):
-    # h = 1e-6: the error of the leading multiplier against the analytic Jacobian is ~7e-12 here (measured
-    # over h = 1e-4 … 1e-7: truncation ∝ h², rounding ∝ 1/h, minimum near 1e-6)
-    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
 
 
 def rest_cycle_modulus(beta, x_guess, pe):

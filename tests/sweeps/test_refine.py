@@ -15,6 +15,7 @@ from meanfield.errors import ConfigError
 from meanfield.model.equations import mean_field_step, step_tables
 from meanfield.sweeps.results.refine import classified_points, refine, transition_table, transitions
 
+from ..by_hand import periodic_point
 from .helpers import tiny_text
 
 pytestmark = pytest.mark.integration  # in-process Dask (the swept fixture); the CLI test is system
@@ -28,28 +29,11 @@ RUN = tiny_text(num=2, steps=20_000, transient=10_000, lyapunov=2, chunk=2).repl
 L = 4  # the paper model's context: the rest state is a fixed point of the L-step map
 
 
-def rest_cycle(beta, x, pe, h=1e-6):
-    """The rest cycle at ``beta`` (a fixed point of the L-step map, by Newton from ``x``) and the largest modulus
-    of its multipliers, with Jacobians by central differences of the plain-numpy map (nothing of the classifier,
-    the sweep or meanfield's orbit code)."""
-    model = mf.presets.paper(beta_o=beta)
-    tables = step_tables(model)
-
-    def f(x):
-        att, window = x.reshape(L, -1), pe
-        for _ in range(L):
-            att, window, _ = mean_field_step(model, att, window, tables)
-        return att.ravel()
-
-    def jacobian(x):
-        return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]).T
-
-    for _ in range(30):
-        step = np.linalg.solve(jacobian(x) - np.eye(x.size), x - f(x))
-        x = x + step
-        if np.abs(step).max() < 1e-13:
-            return x, float(np.abs(np.linalg.eigvals(jacobian(x))).max())
-    raise AssertionError(f"Newton did not converge at beta_o = {beta}")
+def rest_cycle(beta, x, pe):
+    """The rest cycle at ``beta`` (a fixed point of the L-step map) and the largest modulus of its multipliers
+    (tests/by_hand.py: nothing of the classifier, the sweep or meanfield's orbit code)."""
+    x, mu = periodic_point(mf.presets.paper(beta_o=beta), x, pe, L, 1e-13)
+    return x, float(np.abs(mu).max())
 
 
 def rest_cycle_loses_stability(start=1.2, step=0.0025, resolution=1e-7):
