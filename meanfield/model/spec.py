@@ -131,7 +131,7 @@ class ModelSpec:
         The orders of the reference's sigma model (docs/model.md §10); the tables and PE weights must then be
         the ones they give (:meth:`~meanfield.model.sigma.SigmaOrders.tables`), the PE term is rectified, the PE
         weight is ε itself and ``mo_se`` carries no factor w.
-    patterns : (K, M) ±1 array, optional
+    patterns : (K, M) array_like of ±1, optional
         The sign patterns σ_k (σ_0 = +1, distinct) of the coefficient rows, when the tables hold only the
         classes a model's columns carry (:func:`~meanfield.model.weights.sign_classes`): M up to 256, and the
         map's cost ∝ K·M instead of 2^(M-1)·M. None: all 2^(M-1) patterns.
@@ -216,7 +216,7 @@ class ModelSpec:
 
     @property
     def tanh_signs(self) -> np.ndarray:
-        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1): the sign patterns σ_j (the
+        """The rows G[j] of the tanh arguments β G[j]·A (docs/model.md §3 step 1), the sign patterns σ_j (the
         model's own ``patterns``, else all 2^(M-1)); or the sigma model's projected sign vectors
         (docs/model.md §10)."""
         if self.sigma is not None:
