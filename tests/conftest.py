@@ -66,13 +66,13 @@ def unit_tier_guard(request, monkeypatch):
 
     import multiprocessing.process
     import subprocess
-    popen_init, refused = subprocess.Popen.__init__, refuse("a subprocess")
+    popen_init = subprocess.Popen.__init__
 
     def popen(self, args, *rest, **options):
         program = args[0] if isinstance(args, (list, tuple)) else str(args).split()[0]
         if os.path.basename(str(program)) in METADATA_PROGRAMS:
             return popen_init(self, args, *rest, **options)
-        return refused()
+        return refuse(f"a subprocess ({program})")()
 
     monkeypatch.setattr(subprocess.Popen, "__init__", popen)
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a multiprocessing process"))

@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.system,     # numba-cuda's NVVM() probes libNVVM in a child python
               pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="needs the real compiler")]
 
 
