@@ -15,7 +15,6 @@ from . import kernels  # noqa: F401
 
 # isort: split
 import importlib
-from typing import TYPE_CHECKING
 
 from .errors import AnalysisError, BackendError, ClusterError, ConfigError, MeanfieldError, StoreError
 from .version import __version__
@@ -54,30 +53,5 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-if TYPE_CHECKING:       # the same names, for type checkers and editors
-    from . import analysis, presets
-    from .analysis.maps import Map
-    from .bifurcation_curves import bifurcation_curve
-    from .census import continue_attractors, find_attractors
-    from .finite import (
-        FiniteBatch,
-        FiniteTrajectory,
-        aligned_start,
-        finite_weights,
-        simulate_finite,
-        simulate_finite_batch,
-    )
-    from .model import OBSERVABLES, Control, ModelSpec, State, pattern_token
-    from .periodic_orbits import bifurcations, confirm_cycle, periodic_orbit
-    from .simulation import BatchResult, Trajectory, simulate, simulate_batch
-    from .sweeps.config.runfile import RunSpec, load_run
-    from .sweeps.execute.run import sweep
-    from .sweeps.results.dataset import sweep_results
-    from .sweeps.store import open_run
-
-__all__ = ["presets", "analysis", "Map", "Control", "ModelSpec", "State", "OBSERVABLES", "pattern_token", "simulate",
-           "simulate_batch", "periodic_orbit", "bifurcations", "bifurcation_curve", "confirm_cycle", "find_attractors",
-           "continue_attractors", "Trajectory", "BatchResult",
-           "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError", "sweep",
-           "load_run", "open_run", "sweep_results", "RunSpec", "simulate_finite", "simulate_finite_batch",
-           "FiniteTrajectory", "FiniteBatch", "finite_weights", "aligned_start", "__version__"]
+__all__ = [*_LAZY, "MeanfieldError", "ConfigError", "StoreError", "BackendError", "AnalysisError", "ClusterError",
+           "__version__"]

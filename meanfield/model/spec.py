@@ -25,6 +25,8 @@ CONTROL_PARAMETERS = ("kp", "ki", "kd", "rho", "kappa", "i_max")
 #: The largest M: of a model with its own sign patterns (``patterns``, K rows), and of one with all 2^(M-1) rows.
 MAX_FEATURES = 256
 MAX_DENSE_FEATURES = 16
+#: The longest context L.
+MAX_CONTEXT = 1024
 
 
 def require_finite(key: str, value, allowed: str = "a finite number") -> float:
@@ -163,7 +165,7 @@ class ModelSpec:
         set_(self, "epsilon", eps)
         if self.gamma is not None:
             set_(self, "gamma", require_finite("gamma", self.gamma))
-        set_(self, "context", require_int("context", self.context, 1, 1024))
+        set_(self, "context", require_int("context", self.context, 1, MAX_CONTEXT))
         if not isinstance(self.control, Control):
             raise ConfigError(f"control = {self.control!r} is not allowed: must be a meanfield.Control")
         set_(self, "coefficients", self._tables("coefficients", self.coefficients))

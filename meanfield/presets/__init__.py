@@ -139,8 +139,7 @@ def paper(beta_o: float | None = None, **parameters) -> ModelSpec:
     return _with_parameters(model, "paper", parameters)
 
 
-#: The largest context L and number of PE bits P a model built from weights takes (docs/model.md §1.3).
-MAX_CONTEXT = 1024
+#: The largest number of PE bits P a model built from weights takes (docs/model.md §1.2).
 MAX_PE_BITS = 10
 
 
@@ -151,12 +150,8 @@ def from_weights(weights: dict, pe_bits: int, context: int = 4, name: str = "wei
     so the map costs ∝ K·M per step; the model keeps the matrices (``model.weights``: token starts, finite-N
     networks). ``parameters``: the scalar parameters and PID gains of :data:`PARAMETERS`. No checkpoint: pass
     a start state. ConfigError for an entry other than ±1, shapes that disagree, or M, L, P above
-    :data:`~meanfield.model.spec.MAX_FEATURES`, :data:`MAX_CONTEXT`, :data:`MAX_PE_BITS`."""
-    pe_bits = require_int("pe_bits", pe_bits, 0, MAX_PE_BITS)
-    context = require_int("context", context, 1, MAX_CONTEXT)
-    patterns, coefficients, pe = sign_classes(weights, pe_bits)
-    if patterns.shape[1] > MAX_FEATURES:
-        raise ConfigError(f"weights: M = {patterns.shape[1]} rows is not allowed: must be 1..{MAX_FEATURES}")
+    :data:`~meanfield.model.spec.MAX_FEATURES`, :data:`~meanfield.model.spec.MAX_CONTEXT`, :data:`MAX_PE_BITS`."""
+    patterns, coefficients, pe = sign_classes(weights, require_int("pe_bits", pe_bits, 0, MAX_PE_BITS))
     model = ModelSpec(coefficients=coefficients, pe_weights=pe, patterns=patterns, context=context, name=name,
                       weights={alpha: np.asarray(weights[alpha]) for alpha in FEATURES})
     return model.replace(**parameters) if parameters else model
@@ -172,7 +167,7 @@ def random(seed: int = 0, n_features: int = 3, semantic_bits: int = 99, pe_bits:
              + require_int("pe_bits", pe_bits, 0, MAX_PE_BITS))
     rng = np.random.default_rng(seed)
     weights = {alpha: rng.choice([-1, 1], size=shape) for alpha in FEATURES}
-    model = from_weights(weights, pe_bits, require_int("context", context, 1, MAX_CONTEXT), name=f"random-{seed}")
+    model = from_weights(weights, pe_bits, context, name=f"random-{seed}")
     return _with_parameters(model, "random", parameters)
 
 
