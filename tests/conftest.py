@@ -30,7 +30,7 @@ FOLDER_TIERS = {"cli": "integration"}
 
 
 def pytest_itemcollected(item):
-    """Each test's tier, as it is collected (before ``-m`` reads the markers)."""
+    """Each test's tier, as it is collected (before ``-m`` reads the markers); the system tier is also slow."""
     fixtures = set(getattr(item, "fixturenames", ()))
     if item.get_closest_marker("dask") or item.get_closest_marker("slurm") or CLUSTER_FIXTURES & fixtures:
         item.add_marker("system")
@@ -38,6 +38,8 @@ def pytest_itemcollected(item):
         item.add_marker("integration")
     elif not any(item.get_closest_marker(tier) for tier in TIERS):
         item.add_marker(FOLDER_TIERS.get(pathlib.Path(item.path).parent.name, "unit"))
+    if item.get_closest_marker("system"):   # processes, clusters, fresh installs: out of the fast loop (CI runs them)
+        item.add_marker("slow")
 
 
 #: Programs a unit test may still run: reads of the system's and the checkout's metadata that libraries make on
