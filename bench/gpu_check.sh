@@ -268,7 +268,7 @@ PYTEST=(-m pytest -p no:cacheprovider -v -rfEs)
 DEVICE_TESTS=(tests/cuda -p bench.gpu_check --durations=8 --ignore=tests/cuda/test_no_gpu.py
               --ignore=tests/cuda/test_simulator_suite.py --ignore=tests/cuda/test_ptx.py)
 if "$PY" -c 'import xdist' 2> /dev/null; then
-    DEVICE_TESTS+=(-n "$(( $(nproc) < 10 ? $(nproc) : 10 ))")    # each worker compiles its own kernels: in parallel
+    DEVICE_TESTS+=(-n "$(( $(nproc) < 16 ? $(nproc) : 16 ))")    # each worker compiles its own kernels: in parallel
 fi
 part 3a_main_process_tests 60 10 env -u NUMBA_ENABLE_CUDASIM "$PY" "${PYTEST[@]}" tests/cuda/test_no_gpu.py
 if (( SMOKE )); then
@@ -278,7 +278,7 @@ if (( SMOKE )); then
     part 3c_device_tests 150 40 "$PY" "${PYTEST[@]}" "${DEVICE_TESTS[@]}" \
         -k "test_simulate_batch_backend_cuda_equals_cpu or test_reducing_backend_in_simulate_batch"
 else
-    part 3c_device_tests 150 40 env -u NUMBA_ENABLE_CUDASIM "$PY" "${PYTEST[@]}" "${DEVICE_TESTS[@]}"
+    part 3c_device_tests 240 40 env -u NUMBA_ENABLE_CUDASIM "$PY" "${PYTEST[@]}" "${DEVICE_TESTS[@]}"
 fi
 pytest_line() { grep -E '^=+ .*(passed|failed|error|skipped|deselected|no tests ran).* =+$' "$WORK/$1.log" 2> /dev/null \
                 | tail -1 | tr -d '=' | xargs; }
