@@ -3,11 +3,16 @@ over numba's thread count.
 
 A tile's arrays have the points on their last axis (struct of arrays) and every loop of the step runs over
 the lanes innermost, so LLVM's loop vectoriser turns a step into packed AVX2/AVX-512 arithmetic (docs/model.md
-§3.3). Two things make that happen: the model's dimensions are compile-time constants (one compilation per
-(L, M, J), :func:`tile_kernels`), and the step functions are compiled with LLVM's ``noalias`` on their array
-arguments, which never overlap: without it LLVM must assume that two arrays may and leaves the loops scalar.
-numba sets that flag for the bodies of its own parallel loops; :class:`NoAliasCompiler` sets it through
-numba's ``pipeline_class`` hook. The functions without loops (exp, tanh, log, the ring index) are inlined.
+§3.3). Two things make that happen: every sum accumulates lane by lane in an array (:mod:`.step`), and the step
+functions are compiled with LLVM's ``noalias`` on their array arguments, which never overlap: without it LLVM must
+assume that two arrays may and leaves the loops scalar. numba sets that flag for the bodies of its own parallel
+loops; :class:`NoAliasCompiler` sets it through numba's ``pipeline_class`` hook. The functions without loops (exp,
+tanh, log, the ring index) are inlined.
+
+Sizes (:func:`tile_kernels`): a model whose window has at most :data:`SPECIALIZED_WINDOW` entries (L·M; the paper's
+12) gets kernels compiled for its (L, M, J), whose unrolled loops make the paper model about twice as fast; every
+larger model runs on one build that reads L, M and J from its arrays, so a new number of features, context length
+or sign-class count compiles nothing (bench/RESULTS.md, "Many features"). Both give the same bits.
 
 Points are grouped so that a tile is all uncontrolled or all PID-controlled (the controlled step has more
 state) and each group is padded to a multiple of W with copies of its first point. Chunks of tiles run on a
@@ -62,6 +67,8 @@ TILE_WIDTH = 64
 MIN_TILE_WIDTH = 16
 #: Chunks of tiles per thread (the pool's unit of work).
 TASKS_PER_THREAD = 4
+#: The largest window (L·M entries) whose kernels are compiled for their own shape (module docstring).
+SPECIALIZED_WINDOW = 16
 
 
 def _libm(jit):
@@ -124,18 +131,22 @@ class TileKernels(NamedTuple):
 def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> TileKernels:
     """The CPU's kernels (:class:`TileKernels`) for L = ``ring``, M = ``n_feat``, J = ``n_patterns``: the step
     functions of :func:`~meanfield.kernels.step.build_steps`, ``run_tiles``, ``window_gradient`` and
-    ``attention_jacobian``; compiled on first call, then loaded from numba's cache. One build per process and
-    key (two with one tag would share symbols, see :func:`_cached`)."""
+    ``attention_jacobian``; compiled on first call, then loaded from numba's cache. Windows of more than
+    :data:`SPECIALIZED_WINDOW` entries share one build with run-time sizes. One build per process and key (two
+    with one tag would share symbols, see :func:`_cached`)."""
+    if int(ring) * int(n_feat) > SPECIALIZED_WINDOW:
+        return _tile_kernels(0, 0, 0, str(math_library))
     return _tile_kernels(int(ring), int(n_feat), int(n_patterns), str(math_library))
 
 
 @functools.cache
 def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) -> TileKernels:
-    tag = f"{ring}x{n_feat}x{n_patterns}_{math_library}"
+    """:func:`tile_kernels` for one shape, or for every shape with ``ring = n_feat = n_patterns = 0``."""
+    tag = f"{ring}x{n_feat}x{n_patterns}_{math_library}" if ring else f"any_{math_library}"
     leaf = _cached(tag, forceinline=True)
     steps = build_steps(_cached(tag, pipeline_class=NoAliasCompiler), ring, n_feat, n_patterns, leaf_jit=leaf,
                         transcendentals=MATH_LIBRARIES[math_library](leaf))
-    run_tile, L, M, J = steps.run_tile, ring, n_feat, n_patterns
+    run_tile = steps.run_tile
     new_scratch = steps.scratch_allocator(np.empty, np.float64, _cached(tag))
 
     @_cached(tag, nogil=True)
@@ -145,11 +156,14 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         hold every tile's arrays (tiles, ..., W), ``out.records`` (rows, n_sel, M, tiles·W) is a view of the
         per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns."""
         width = tiles.params.shape[2]
+        n_rows, n_feat, n_pat = tiles.att.shape[1], tiles.att.shape[2], shared.signs.shape[0]
+        n_entries = (n_rows + 2) * n_feat
         for tile in range(first, stop):
             lanes = slice(tile * width, (tile + 1) * width)
             run_tile(shared, TileInput(tiles.params[tile], tiles.pe0[tile], tiles.att[tile].copy(),
                                        tiles.depth[tile].copy(), tiles.ctrl[tile].copy(), tiles.controlled[tile]),
-                     new_scratch(width, max(out.block_sums.shape[2], 1)),
+                     new_scratch(width, max(out.block_sums.shape[2], 1), n_rows, n_feat, n_pat, n_entries,
+                                 n_entries + 1),
                      TileOutput(out.records[..., lanes], out.block_sums[tile], out.stats[tile], out.final_att[tile],
                                 out.final_depth[tile], out.final_ctrl[tile]))
 
@@ -162,6 +176,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         """grad[d] = ∂a_t/∂A[d] (L, M, M, 1) of one point (one lane: ``params`` (K, 1), ``pe0`` (L, P, 1),
         ``att0`` (L, M, 1), a full window) as run_tile computes it (docs/model.md §4); with ``controlled``
         the PID step runs first on ``ctrl`` (CTRL_ROWS, M, 1), which receives the clamp gate."""
+        L, M, J = att0.shape[0], att0.shape[1], signs.shape[0]
         pe_terms = np.empty((4, L, M, 1))
         positional_terms(w_pe, params, pe0, pe_terms)
         h, fields, semantic_o = np.empty((J, 1)), np.empty((4, M, 1)), np.empty((M, 1))
@@ -179,13 +194,15 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             control_step(params, att0, 0, att_new, ctrl, np.empty(1))
             att_new[:] = ctrl[C_RAW]
         grad = np.empty((L, M, M, 1))
-        attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad)
+        attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad,
+                           np.empty((2, 1)))
         return grad
 
     @_cached(tag)
     def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
         """∂A'/∂A (L·M × L·M, row-major flattening) of one point at a full window (arguments as
         ``window_gradient``): the first block row is the attention gradient, the rest the shift."""
+        L, M = att0.shape[0], att0.shape[1]
         grad = window_gradient(coef, signs, w_pe, params, pe0, att0, np.zeros((CTRL_ROWS, M, 1)), False)
         jac = np.zeros((L * M, L * M))
         for d in range(L):

@@ -162,7 +162,9 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     run_tile, dt = steps.run_tile, getattr(numba, dtype)
     local_array = cuda.jit(device=True, inline="always")(lambda shape, dtype: cuda.local.array(shape, dtype))
     new_scratch = steps.scratch_allocator(local_array, dt, cuda.jit(device=True, inline="always"))
-    vectors = max(n_vec, 1)             # a closure constant: local array shapes must be literal
+    # closure constants: local array shapes must be literal
+    vectors, n_entries = max(n_vec, 1), (ring + 2) * n_feat
+    qr_rows = n_entries + 1
 
     @cuda.jit
     def kernel(shared, points, out):
@@ -179,7 +181,7 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
             depth[0] = points.depth[i]
             tile = TileInput(points.params[:, i:i + 1], points.pe0[:, :, i:i + 1], att_ring, depth, ctrl,
                              points.controlled[i])
-            run_tile(shared, tile, new_scratch(1, vectors),
+            run_tile(shared, tile, new_scratch(1, vectors, ring, n_feat, n_patterns, n_entries, qr_rows),
                      TileOutput(out.records[:, :, :, i:i + 1], out.block_sums[:, :, i:i + 1], out.stats[:, i:i + 1],
                                 out.final_att[:, :, i:i + 1], out.final_depth[i:i + 1], out.final_ctrl[:, :, i:i + 1]))
 

@@ -24,11 +24,14 @@ the earlier stages' functions:
 Every function takes arrays, or named tuples of arrays (the records of :mod:`meanfield.model.layout`, docs/model.md
 §3.4), in and writes arrays out: no allocation (but ``new_scratch``), no Python objects. Every per-point array
 carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of
-window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point, and
-the model's dimensions L, M, J are compile-time constants (the loops over them unroll), so LLVM turns every lane
-loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. A lane's arithmetic
-never reads another lane, so results do not depend on the tile width, the padding or the neighbours (docs/model.md
-§3.3); on the GPU the same functions run with one lane.
+window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point
+(a sum over features, patterns or rows accumulates in an array, one lane per element), so LLVM turns every lane
+loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. The model's dimensions
+L, M, J are either compile-time constants (the loops over them unroll; one compilation per shape) or, built with
+0, read from the arrays' shapes at run time (one compilation for every shape); every lane adds the same terms in
+the same order either way, so the bits of a result are the same. A lane's arithmetic never reads another lane,
+so results do not depend on the tile width, the padding or the neighbours (docs/model.md §3.3); on the GPU the
+same functions run with one lane.
 
 Window layout (docs/model.md §3.3): the attention window, and the value/key rows of the tokens computed from
 it, live in ring buffers of L slots; logical row d (d = 0 newest) is slot ``(head + d) % L``, the same for
@@ -142,7 +145,8 @@ class Steps(NamedTuple):
 
 def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=None):
     """Compile the lane step functions for windows of L = ``ring`` rows, M = ``n_feat`` features and
-    J = ``n_patterns`` sign patterns; returns them as a :class:`Steps`.
+    J = ``n_patterns`` sign patterns; returns them as a :class:`Steps`. A size given as 0 is read from the
+    arrays at run time instead (``ring = n_feat = n_patterns = 0``: one compilation for every shape).
 
     ``jit`` compiles the functions with loops (the CPU's tells LLVM that their array arguments do not
     overlap, which they never do), ``leaf_jit`` (default ``jit``) the small loop-free ones, which the CPU
@@ -159,7 +163,7 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     records = record_stage(jit, L, M, tokens, tangents)
     loop = tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records)
     return Steps(**tokens._asdict(), **tangents._asdict(), **control._asdict(), **lyapunov._asdict(),
-                 **records._asdict(), **loop._asdict(), **scratch_stage(L, M, J)._asdict())
+                 **records._asdict(), **loop._asdict(), **scratch_stage()._asdict())
 
 
 def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
@@ -171,23 +175,25 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
     P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
 
     @leaf_jit
-    def slot_of(head, d):
+    def slot_of(head, d, n_rows):
         """Ring slot of logical window row d (a compare instead of an integer modulo)."""
         slot = head + d
-        return slot - L if slot >= L else slot
+        return slot - n_rows if slot >= n_rows else slot
 
     @jit
     def positional_terms(w_pe, params, pe0, out):
         """out[f, r, a] = ε Σ_i W^f_PE[a, i] Π0[r, i] / P for every PE row r of the start window (docs/model.md §3
         step 2), or ε max(0, Σ_i W^f_PE[a, i] Π0[r, i] / P) where ``rectify_pe`` is set (the sigma model,
         docs/model.md §10); ``pe0`` (L, P, lanes)."""
+        n_rows = L if L > 0 else out.shape[1]
+        n_feat = M if M > 0 else out.shape[2]
         n_pe = pe0.shape[1]
         for lane in range(out.shape[3]):
             eps_pe = params[P_EPS_PE, lane]
             rectify = params[P_RECTIFY_PE, lane] != 0.0
             for f in range(4):
-                for r in range(L):
-                    for a in range(M):
+                for r in range(n_rows):
+                    for a in range(n_feat):
                         acc = 0.0
                         for i in range(n_pe):
                             acc += w_pe[f, a, i] * pe0[r, i, lane]
@@ -206,35 +212,46 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
         h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
         m^{o,se} = w_mo_se Σ_j c^o[j, a] h[j] (the reference's ``mo_se``: factor w included, 1 in the sigma model).
         """
+        n_feat = M if M > 0 else att_ring.shape[1]
+        n_pat = J if J > 0 else signs.shape[0]
         n_lanes = h.shape[1]
-        for j in range(J):
+        # every sum accumulates in an output array, the lane loop innermost: the lanes vectorise whether or
+        # not the sizes are constants (each lane's terms are added in the same order either way)
+        for j in range(n_pat):
             for lane in range(n_lanes):
-                overlap = 0.0
-                for b in range(M):
-                    overlap += signs[j, b] * att_ring[slot, b, lane]
-                h[j, lane] = tanh(params[P_BETA, lane] * overlap)
-        for a in range(M):
+                h[j, lane] = 0.0
+            for b in range(n_feat):
+                sign = signs[j, b]
+                for lane in range(n_lanes):
+                    h[j, lane] += sign * att_ring[slot, b, lane]
             for lane in range(n_lanes):
-                acc_o = 0.0
-                acc_v = 0.0
-                acc_q = 0.0
-                acc_k = 0.0
-                for j in range(J):
-                    acc_o += coef[F_O, j, a] * h[j, lane]
-                    acc_v += coef[F_V, j, a] * h[j, lane]
-                    acc_q += coef[F_Q, j, a] * h[j, lane]
-                    acc_k += coef[F_K, j, a] * h[j, lane]
+                h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
+        for a in range(n_feat):
+            for lane in range(n_lanes):
+                fields[F_O, a, lane] = 0.0
+                fields[F_V, a, lane] = 0.0
+                fields[F_Q, a, lane] = 0.0
+                fields[F_K, a, lane] = 0.0
+            for j in range(n_pat):
+                c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
+                for lane in range(n_lanes):
+                    fields[F_O, a, lane] += c_o * h[j, lane]
+                    fields[F_V, a, lane] += c_v * h[j, lane]
+                    fields[F_Q, a, lane] += c_q * h[j, lane]
+                    fields[F_K, a, lane] += c_k * h[j, lane]
+            for lane in range(n_lanes):
                 w = params[P_W, lane]
-                semantic_o[a, lane] = params[P_W_MO_SE, lane] * acc_o
-                fields[F_O, a, lane] = w * acc_o + pe_terms[F_O, slot, a, lane]
-                fields[F_V, a, lane] = w * acc_v + pe_terms[F_V, slot, a, lane]
-                fields[F_Q, a, lane] = w * acc_q + pe_terms[F_Q, slot, a, lane]
-                fields[F_K, a, lane] = w * acc_k + pe_terms[F_K, slot, a, lane]
+                semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
+                fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
+                fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
+                fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
+                fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
 
     @jit
     def store_token(fields, v_ring, k_ring, slot):
         """The new token's value and key rows go to ring slot ``slot``."""
-        for a in range(M):
+        n_feat = M if M > 0 else v_ring.shape[1]
+        for a in range(n_feat):
             for lane in range(v_ring.shape[2]):
                 v_ring[slot, a, lane] = fields[F_V, a, lane]
                 k_ring[slot, a, lane] = fields[F_K, a, lane]
@@ -244,34 +261,39 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
         """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
         reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md §3, steps 3-5). ``p`` receives the
         attention weights (the tangent step needs them); ``softmax`` (2, lanes) is scratch."""
+        n_rows = L if L > 0 else v_ring.shape[0]
+        n_feat = M if M > 0 else v_ring.shape[1]
         n_lanes = p.shape[1]
         top, total = softmax[0], softmax[1]
         for lane in range(n_lanes):
             top[lane] = -math.inf
             total[lane] = 0.0
-        for d in range(L):
-            slot = slot_of(head, d)
+        for d in range(n_rows):
+            slot = slot_of(head, d, n_rows)
             for lane in range(n_lanes):
-                acc = 0.0
-                for b in range(M):
-                    acc += fields[F_Q, b, lane] * k_ring[slot, b, lane]
-                score = params[P_GAMMA, lane] * acc if d < depth[lane] else -math.inf
+                p[d, lane] = 0.0
+            for b in range(n_feat):
+                for lane in range(n_lanes):
+                    p[d, lane] += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+            for lane in range(n_lanes):
+                score = params[P_GAMMA, lane] * p[d, lane] if d < depth[lane] else -math.inf
                 p[d, lane] = score
                 top[lane] = max(top[lane], score)
-        for d in range(L):
+        for d in range(n_rows):
             for lane in range(n_lanes):
                 weight = exp(p[d, lane] - top[lane] + 10.0)
                 p[d, lane] = weight
                 total[lane] += weight
-        for d in range(L):
+        for d in range(n_rows):
             for lane in range(n_lanes):
                 p[d, lane] = p[d, lane] / total[lane]
-        for a in range(M):
+        for a in range(n_feat):
             for lane in range(n_lanes):
-                acc = 0.0
-                for d in range(L):
-                    acc += p[d, lane] * v_ring[slot_of(head, d), a, lane]
-                att_new[a, lane] = acc
+                att_new[a, lane] = 0.0
+            for d in range(n_rows):
+                slot = slot_of(head, d, n_rows)
+                for lane in range(n_lanes):
+                    att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
 
     return TokenStage(slot_of, positional_terms, token_fields, store_token, attend)
 
@@ -283,51 +305,66 @@ def tangent_stage(jit, L, M, J, tokens):
     P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
     P_KP, P_KI, P_KD, P_RHO = layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO
     C_GATE = layout.C_GATE
-    SIZE = L * M
     slot_of = tokens.slot_of
 
     @jit
     def token_jacobian(coef, f, signs, params, h, out, slot):
         """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
         values are ``h`` (docs/model.md §4)."""
-        for a in range(M):
-            for b in range(M):
-                for lane in range(h.shape[1]):
-                    beta = params[P_BETA, lane]
-                    acc = 0.0
-                    for j in range(J):
-                        acc += coef[f, j, a] * (beta * (1.0 - h[j, lane] * h[j, lane])) * signs[j, b]
-                    out[slot, a, b, lane] = params[P_W, lane] * acc
+        n_feat = M if M > 0 else out.shape[1]
+        n_pat = J if J > 0 else signs.shape[0]
+        n_lanes = h.shape[1]
+        for a in range(n_feat):
+            for b in range(n_feat):
+                for lane in range(n_lanes):
+                    out[slot, a, b, lane] = 0.0
+                for j in range(n_pat):
+                    c, sign = coef[f, j, a], signs[j, b]
+                    for lane in range(n_lanes):
+                        out[slot, a, b, lane] += c * (params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])) * sign
+                for lane in range(n_lanes):
+                    out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
 
     @jit
-    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad):
-        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule).
+    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
+        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
+        (2, lanes) is scratch.
 
         Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
         ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
         """
+        n_rows = L if L > 0 else v_ring.shape[0]
+        n_feat = M if M > 0 else v_ring.shape[1]
         n_lanes = p.shape[1]
-        for d in range(L):
-            slot = slot_of(head, d)
-            for b in range(M):
+        for d in range(n_rows):
+            slot = slot_of(head, d, n_rows)
+            for b in range(n_feat):
+                q_dk = work[0]
                 for lane in range(n_lanes):
-                    q_dk = 0.0
-                    for c in range(M):
-                        q_dk += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
-                    for a in range(M):
+                    q_dk[lane] = 0.0
+                for c in range(n_feat):
+                    for lane in range(n_lanes):
+                        q_dk[lane] += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
+                for a in range(n_feat):
+                    for lane in range(n_lanes):
                         grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane] + (v_ring[slot, a, lane]
-                                                            - att_new[a, lane]) * params[P_GAMMA, lane] * q_dk)
-        for a in range(M):
-            for b in range(M):
+                                                            - att_new[a, lane]) * params[P_GAMMA, lane] * q_dk[lane])
+        acc, k_dq = work[0], work[1]
+        for a in range(n_feat):
+            for b in range(n_feat):
                 for lane in range(n_lanes):
-                    acc = 0.0
-                    for e in range(L):
-                        slot = slot_of(head, e)
-                        k_dq = 0.0
-                        for c in range(M):
-                            k_dq += k_ring[slot, c, lane] * dq[0, c, b, lane]
-                        acc += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq
-                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc
+                    acc[lane] = 0.0
+                for e in range(n_rows):
+                    slot = slot_of(head, e, n_rows)
+                    for lane in range(n_lanes):
+                        k_dq[lane] = 0.0
+                    for c in range(n_feat):
+                        for lane in range(n_lanes):
+                            k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                    for lane in range(n_lanes):
+                        acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
+                for lane in range(n_lanes):
+                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
 
     @jit
     def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
@@ -343,33 +380,35 @@ def tangent_stage(jit, L, M, J, tokens):
         contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
         is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
         """
-        new_head = head - 1 if head > 0 else L - 1
-        base_i = SIZE
-        base_e = SIZE + M
+        n_rows = L if L > 0 else grad.shape[0]
+        n_feat = M if M > 0 else grad.shape[1]
+        new_head = head - 1 if head > 0 else n_rows - 1
+        base_i = n_rows * n_feat
+        base_e = base_i + n_feat
         n_lanes = tangent.shape[2]
         for j in range(tangent.shape[0]):
-            for a in range(M):
+            for a in range(n_feat):
                 for lane in range(n_lanes):
-                    acc = 0.0
-                    for d in range(L):
-                        base = slot_of(head, d) * M
-                        for b in range(M):
-                            acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
-                    new_row[a, lane] = acc
+                    new_row[a, lane] = 0.0
+                for d in range(n_rows):
+                    base = slot_of(head, d, n_rows) * n_feat
+                    for b in range(n_feat):
+                        for lane in range(n_lanes):
+                            new_row[a, lane] += grad[d, a, b, lane] * tangent[j, base + b, lane]
             if controlled:
-                for a in range(M):
+                for a in range(n_feat):
                     for lane in range(n_lanes):
                         kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
-                        old = tangent[j, head * M + a, lane]
+                        old = tangent[j, head * n_feat + a, lane]
                         # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
                         d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
                                  if ki != 0.0 else 0.0)
                         new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
                         tangent[j, base_i + a, lane] = d_int
                         tangent[j, base_e + a, lane] = -old
-            for a in range(M):
+            for a in range(n_feat):
                 for lane in range(n_lanes):
-                    tangent[j, new_head * M + a, lane] = new_row[a, lane]
+                    tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
 
     return TangentStage(token_jacobian, attention_gradient, tangent_push)
 
@@ -389,12 +428,13 @@ def control_stage(jit, M):
         and C_RAW the uncontrolled a_t (the tangent step needs both). ``largest[lane]`` receives max_a |I_t,a|,
         or -1 when |ã_t| or |I_t| passes the divergence bound (or is NaN): the loop has diverged.
         """
+        n_feat = M if M > 0 else att_new.shape[0]
         for lane in range(att_new.shape[1]):
             kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
             rho, i_max, bound = params[P_RHO, lane], params[P_IMAX, lane], params[P_BOUND, lane]
             most = 0.0
             diverged = False
-            for a in range(M):
+            for a in range(n_feat):
                 err = ctrl[C_REF, a, lane] - att_ring[head, a, lane]
                 free = rho * ctrl[C_INT, a, lane] + err
                 over = free > i_max
@@ -427,65 +467,75 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
     tangent_push = tangents.tangent_push
 
     def orthonormalizer(size):
-        """``orthonormalize`` for vectors of ``size`` entries (a compile-time constant)."""
+        """``orthonormalize`` for vectors of ``size`` entries (a compile-time constant), or of its argument
+        ``n_entries`` when ``size`` is 0 (run-time sizes)."""
 
-        def orthonormalize(tangent, log_norms, work):
+        def orthonormalize(tangent, log_norms, work, n_entries):
             """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
             log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because vectors
             are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR interval": a product of
             even 2 Jacobians loses the most contracting directions of the model's wide spectrum, so QR runs every
-            step by default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes its norm), a separate
-            array, so that the compiler sees it cannot overlap the vectors it is reduced against.
+            step by default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes the running dot
+            products, then its norm), a separate array, so that the compiler sees it cannot overlap the vectors it
+            is reduced against.
 
             The ring order of entries is irrelevant: inner products run over all entries. A vector that
             collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
             """
+            n = size if size > 0 else n_entries
+            n_lanes = tangent.shape[2]
+            last = work[n]          # per lane: the running dot product, then the norm
             for j in range(tangent.shape[0]):
-                for lane in range(tangent.shape[2]):
-                    for s in range(size):
+                for s in range(n):
+                    for lane in range(n_lanes):
                         work[s, lane] = tangent[j, s, lane]
                 for i in range(j):
-                    for lane in range(tangent.shape[2]):
-                        dot = 0.0
-                        for s in range(size):
-                            dot += tangent[i, s, lane] * work[s, lane]
-                        for s in range(size):
-                            work[s, lane] -= dot * tangent[i, s, lane]
-                for lane in range(tangent.shape[2]):
-                    norm = 0.0
-                    for s in range(size):
-                        norm += work[s, lane] * work[s, lane]
-                    norm = math.sqrt(norm)
-                    scale = 1.0 / norm if norm > 0.0 else 1.0
-                    for s in range(size):
-                        tangent[j, s, lane] = work[s, lane] * scale
-                    work[size, lane] = norm
-                for lane in range(tangent.shape[2]):
-                    norm = work[size, lane]
-                    log_norms[j, lane] += log(norm)
+                    for lane in range(n_lanes):
+                        last[lane] = 0.0
+                    for s in range(n):
+                        for lane in range(n_lanes):
+                            last[lane] += tangent[i, s, lane] * work[s, lane]
+                    for s in range(n):
+                        for lane in range(n_lanes):
+                            work[s, lane] -= last[lane] * tangent[i, s, lane]
+                for lane in range(n_lanes):
+                    last[lane] = 0.0
+                for s in range(n):
+                    for lane in range(n_lanes):
+                        last[lane] += work[s, lane] * work[s, lane]
+                for lane in range(n_lanes):
+                    last[lane] = math.sqrt(last[lane])
+                for s in range(n):
+                    for lane in range(n_lanes):
+                        tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
+                for lane in range(n_lanes):
+                    log_norms[j, lane] += log(last[lane])
 
         orthonormalize.__qualname__ += f"[{size}]"      # one symbol and cache entry per size
         return jit(orthonormalize)
 
     orthonormalize_window = orthonormalizer(SIZE)
-    orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED)
+    # run-time sizes: one function for both (a second one would share its name and cache entry)
+    orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED) if SIZE > 0 else orthonormalize_window
 
     @jit
-    def start_tangents(tangent, head):
+    def start_tangents(tangent, head, att_ring):
         """Q = I at t = transient (docs/model.md §4.2): vector j is the unit vector of window entry j
         (logical row j // M, feature j % M, stored at ring slot ``slot_of(head, j // M)``), or of controller
         coordinate j >= L·M."""
+        n_rows = L if L > 0 else att_ring.shape[0]
+        n_feat = M if M > 0 else att_ring.shape[1]
         n_lanes = tangent.shape[2]
         for j in range(tangent.shape[0]):
             for s in range(tangent.shape[1]):
                 for lane in range(n_lanes):
                     tangent[j, s, lane] = 0.0
-            for d in range(L):
-                for a in range(M):
-                    if d * M + a == j:
+            for d in range(n_rows):
+                for a in range(n_feat):
+                    if d * n_feat + a == j:
                         for lane in range(n_lanes):
-                            tangent[j, slot_of(head, d) * M + a, lane] = 1.0
-            if j >= SIZE:
+                            tangent[j, slot_of(head, d, n_rows) * n_feat + a, lane] = 1.0
+            if j >= n_rows * n_feat:
                 for lane in range(n_lanes):
                     tangent[j, j, lane] = 1.0
 
@@ -494,20 +544,22 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
         """One tangent step (docs/model.md §4): the query Jacobian, the attention gradient at the uncontrolled
         output, the push of every vector (extended by the PID coordinates on a controlled tile, §5.2) and, every
         ``qr_every`` steps and at block ends, the QR whose log|R_jj| go to ``block_sums[block]`` (§4.2)."""
+        n_rows = L if L > 0 else scratch.v_ring.shape[0]
+        n_feat = M if M > 0 else scratch.v_ring.shape[1]
         params, ctrl, controlled = tile.params, tile.ctrl, tile.controlled
         token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
         raw = ctrl[C_RAW] if controlled else scratch.att_new
         attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
-                           scratch.dq, head, scratch.p, raw, scratch.grad)
+                           scratch.dq, head, scratch.p, raw, scratch.grad, scratch.softmax)
         tangent = scratch.tangent
         tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
         n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
         block = saved * n_blocks // n_saved
         if (saved + 1) % shared.qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:
             if controlled:
-                orthonormalize_controlled(tangent, block_sums[block], scratch.qr_work)
+                orthonormalize_controlled(tangent, block_sums[block], scratch.qr_work, n_rows * n_feat + 2 * n_feat)
             else:
-                orthonormalize_window(tangent, block_sums[block], scratch.qr_work)
+                orthonormalize_window(tangent, block_sums[block], scratch.qr_work, n_rows * n_feat)
 
     return LyapunovStage(orthonormalize_window, orthonormalize_controlled, start_tangents, advance_tangents)
 
@@ -526,6 +578,7 @@ def record_stage(jit, L, M, tokens, tangents):
     def record(selection, att_new, fields, semantic_o, diverged_at, records, row):
         """records[row, n, a, lane] = observable ``selection[n]`` of this step; NaN for a lane whose control
         loop has diverged (``diverged_at[lane]`` >= 0)."""
+        n_feat = M if M > 0 else att_new.shape[0]
         for n in range(selection.shape[0]):
             obs = selection[n]
             if obs == OBS_ATT:
@@ -540,19 +593,21 @@ def record_stage(jit, L, M, tokens, tangents):
                 source = fields[F_Q]
             else:
                 source = fields[F_K]
-            for a in range(M):
+            for a in range(n_feat):
                 for lane in range(att_new.shape[1]):
                     records[row, n, a, lane] = source[a, lane] if diverged_at[lane] < 0.0 else math.nan
 
     @jit
     def save_state(att_ring, head, depth, ctrl, final_att, final_depth, final_ctrl, lane):
         """Copy lane ``lane``'s window (in logical order), depth and controller [r, I, e_prev] to the outputs."""
-        for d in range(L):
-            slot = slot_of(head, d)
-            for a in range(M):
+        n_rows = L if L > 0 else att_ring.shape[0]
+        n_feat = M if M > 0 else att_ring.shape[1]
+        for d in range(n_rows):
+            slot = slot_of(head, d, n_rows)
+            for a in range(n_feat):
                 final_att[d, a, lane] = att_ring[slot, a, lane]
         for r in range(final_ctrl.shape[0]):
-            for a in range(M):
+            for a in range(n_feat):
                 final_ctrl[r, a, lane] = ctrl[r, a, lane]
         final_depth[lane] = depth[lane]
 
@@ -562,6 +617,8 @@ def record_stage(jit, L, M, tokens, tangents):
         the value/key rings zeroed (rows beyond a lane's depth are read with weight 0: keep them finite) and
         filled with the tokens already in the start window, with their Jacobians when exponents are asked for
         (row 0 is redone at t = 0)."""
+        n_rows = L if L > 0 else tile.att.shape[0]
+        n_feat = M if M > 0 else tile.att.shape[1]
         coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
         stats = out.stats
         n_lanes = att_ring.shape[2]
@@ -569,12 +626,12 @@ def record_stage(jit, L, M, tokens, tangents):
             stats[0, lane] = 0.0
             stats[1, lane] = -1.0
         positional_terms(shared.w_pe, params, tile.pe0, scratch.pe_terms)
-        for d in range(L):
-            for a in range(M):
+        for d in range(n_rows):
+            for a in range(n_feat):
                 for lane in range(n_lanes):
                     scratch.v_ring[d, a, lane] = 0.0
                     scratch.k_ring[d, a, lane] = 0.0
-        for d in range(1, L):
+        for d in range(1, n_rows):
             token_fields(coef, signs, params, att_ring, d, scratch.pe_terms, scratch.h, scratch.fields,
                          scratch.semantic_o)
             store_token(scratch.fields, scratch.v_ring, scratch.k_ring, d)
@@ -598,9 +655,10 @@ def record_stage(jit, L, M, tokens, tangents):
     @jit
     def blank_records(records, first_row):
         """NaN in every record row from ``first_row`` on (every lane of the tile has diverged)."""
+        n_feat = M if M > 0 else records.shape[2]
         for row in range(first_row, records.shape[0]):
             for n in range(records.shape[1]):
-                for a in range(M):
+                for a in range(n_feat):
                     for lane in range(records.shape[3]):
                         records[row, n, a, lane] = math.nan
 
@@ -635,6 +693,8 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
         ``divergent``). It keeps being iterated with its tile (its values are ignored); the tile stops when every
         lane has diverged.
         """
+        n_rows = L if L > 0 else tile.att.shape[0]
+        n_feat = M if M > 0 else tile.att.shape[1]
         coef, signs, params, att_ring = shared.coef, shared.signs, tile.params, tile.att
         # every array the loop uses is taken out of its record here, once, and what runs every step stays in the
         # loop: a field read costs a reference count, a call passing records a dozen machine words per array;
@@ -676,21 +736,21 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
                     break
             if saved >= 0 and saved % record_every == 0:
                 record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
-            if n_vec > 0 and saved >= -L:
+            if n_vec > 0 and saved >= -n_rows:
                 # the rows in the window when tangent dynamics start need their token Jacobians
                 token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
                 token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
             if n_vec > 0 and saved >= 0:
                 if saved == 0:
-                    start_tangents(tangent, head)
+                    start_tangents(tangent, head, att_ring)
                 advance_tangents(shared, tile, scratch, block_sums, head, saved)
             # the new output becomes the newest row (ring slot head - 1); inline, since a call per step is slower
             # (bench/throughput.py, bench/RESULTS.md)
-            head = head - 1 if head > 0 else L - 1
+            head = head - 1 if head > 0 else n_rows - 1
             for lane in range(att_ring.shape[2]):
-                for a in range(M):
+                for a in range(n_feat):
                     att_ring[head, a, lane] = att_new[a, lane]
-                depth[lane] = min(depth[lane] + 1, L)
+                depth[lane] = min(depth[lane] + 1, n_rows)
         for lane in range(att_ring.shape[2]):
             if stats[1, lane] < 0.0:
                 save_state(att_ring, head, depth, ctrl, out.final_att, out.final_depth, out.final_ctrl,
@@ -705,29 +765,32 @@ class ScratchStage(NamedTuple):
     scratch_allocator: Callable
 
 
-def scratch_stage(L, M, J):
-    """The scratch allocator of L, M, J as in :func:`build_steps`; returns a :class:`ScratchStage`."""
-    SIZE_CONTROLLED = L * M + 2 * M
+def scratch_stage():
+    """The scratch allocator (sizes are its arguments); returns a :class:`ScratchStage`."""
 
     def scratch_allocator(array, dtype, allocator_jit):
-        """``new_scratch(lanes, vectors)``: the :class:`~meanfield.model.layout.TileScratch` of a tile of
-        ``lanes`` lanes and ``vectors`` tangent vectors, every array made by ``array(shape, dtype)`` and the
-        function compiled with ``allocator_jit``: ``numpy.empty`` on the CPU; on CUDA a per-thread local array,
-        whose shape must be a compile-time constant, so there ``new_scratch`` is inlined (numba IR) into a
-        caller that passes literal sizes. Tangent vectors have L·M + 2M entries whether or not the tile is
-        controlled (the window's L·M come first), and ``run_tile`` takes the number of exponents from the
-        output's block sums: a batch without exponents allocates 1 vector (a GPU rejects empty local arrays)."""
-        QR_ROWS = SIZE_CONTROLLED + 1           # a constant, not an expression: CUDA needs literal shapes
+        """``new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows)``: the
+        :class:`~meanfield.model.layout.TileScratch` of a tile of ``lanes`` lanes, ``vectors`` tangent vectors of
+        ``n_entries`` = L·M + 2M entries (whether or not the tile is controlled; the window's L·M come first) and
+        ``qr_rows`` = ``n_entries`` + 1 rows of QR work, for L = ``n_rows``, M = ``n_feat``, J = ``n_pat``; every
+        array made by ``array(shape, dtype)`` and the function compiled with ``allocator_jit``: ``numpy.empty`` on
+        the CPU; on CUDA a per-thread local array, whose shape must be a compile-time constant, so there
+        ``new_scratch`` is inlined (numba IR) into a caller that passes every size as a literal (hence the two
+        derived sizes among the arguments: an expression would not be one). ``run_tile`` takes the number of
+        exponents from the output's block sums: a batch without exponents allocates 1 vector (a GPU rejects
+        empty local arrays)."""
 
         @allocator_jit
-        def new_scratch(lanes, vectors):
+        def new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows):
             return layout.TileScratch(
-                array((4, L, M, lanes), dtype), array((J, lanes), dtype), array((4, M, lanes), dtype),
-                array((M, lanes), dtype), array((L, M, lanes), dtype), array((L, M, lanes), dtype),
-                array((L, lanes), dtype), array((M, lanes), dtype), array((L, M, M, lanes), dtype),
-                array((L, M, M, lanes), dtype), array((1, M, M, lanes), dtype), array((L, M, M, lanes), dtype),
-                array((vectors, SIZE_CONTROLLED, lanes), dtype), array((M, lanes), dtype), array((2, lanes), dtype),
-                array((lanes,), dtype), array((QR_ROWS, lanes), dtype))
+                array((4, n_rows, n_feat, lanes), dtype), array((n_pat, lanes), dtype),
+                array((4, n_feat, lanes), dtype), array((n_feat, lanes), dtype),
+                array((n_rows, n_feat, lanes), dtype), array((n_rows, n_feat, lanes), dtype),
+                array((n_rows, lanes), dtype), array((n_feat, lanes), dtype),
+                array((n_rows, n_feat, n_feat, lanes), dtype), array((n_rows, n_feat, n_feat, lanes), dtype),
+                array((1, n_feat, n_feat, lanes), dtype), array((n_rows, n_feat, n_feat, lanes), dtype),
+                array((vectors, n_entries, lanes), dtype), array((n_feat, lanes), dtype), array((2, lanes), dtype),
+                array((lanes,), dtype), array((qr_rows, lanes), dtype))
 
         return new_scratch
 

@@ -53,7 +53,9 @@ def map_tables(model: ModelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tanh arguments (J, M, :attr:`ModelSpec.tanh_signs`); PE weights (4, M, P)."""
     coef = np.stack([model.coefficients[a] for a in FEATURES])
     pe = np.stack([model.pe_weights[a] for a in FEATURES])
-    return np.ascontiguousarray(coef), model.tanh_signs, np.ascontiguousarray(pe)
+    # writable copies: a read-only array (a model's own) is another argument type to numba, another compilation
+    signs = np.array(model.tanh_signs, dtype=np.float64, order="C")
+    return np.ascontiguousarray(coef), signs, np.ascontiguousarray(pe)
 
 
 def _control_columns(model: ModelSpec, values: dict, n_points: int) -> dict:
