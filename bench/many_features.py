@@ -1,7 +1,10 @@
 """Models of many features: the kernel over the sign classes a model's columns carry (K rows), against the same
 model with all 2^(M-1) rows (the tables before, M <= 16) and the numpy peer (bench/numpy_peer.py), in one run.
 
-Usage: python bench/many_features.py [--points 64] [--seconds 2]
+Usage: python bench/many_features.py [--points 256] [--seconds 2] [--skip-first-step]
+
+Besides the rates: the first step at a new M (a fresh process per M, the kernels' disk cache warm, the time of
+the one call that runs a step, the import excluded) and the leading 8 exponents at M = 64.
 
 A step is one point advanced one iteration, without exponents; the kernel's rate is marginal (between runs of s
 and 4s steps, the best of three each), after a warm-up call whose time, compilation included, is printed as
@@ -10,6 +13,7 @@ before and after.
 """
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -43,7 +47,7 @@ def starts(model, n, seed=0):
                      pe=rng.choice([-1.0, 1.0], (model.context, model.pe_bits))) for _ in range(n)]
 
 
-def kernel_rate(model, n_points, seconds):
+def kernel_rate(model, n_points, seconds, exponents=False):
     """(first call seconds, steps/s): simulate_batch of n_points β_o values, nothing recorded but the end; the
     rate is the marginal one between runs of s and 4s steps (best of three each), so that the start-up (the
     mean fields of the L start rows, as costly as L steps) cancels."""
@@ -52,8 +56,8 @@ def kernel_rate(model, n_points, seconds):
 
     def call(steps):
         t0 = time.perf_counter()
-        simulate_batch(model, steps, steps - 1, parameters={"beta_o": betas}, start=start, record=("att",),
-                       progress=False)
+        simulate_batch(model, steps, steps - 1 if not exponents else 0, parameters={"beta_o": betas}, start=start,
+                       record=("att",), lyapunov=exponents, progress=False)
         return time.perf_counter() - t0
 
     first = call(2)
@@ -79,15 +83,44 @@ def peer_rate(model, n_points, seconds):
         steps *= 4
 
 
+FIRST_STEP = """
+import sys, time
+import numpy as np
+import meanfield as mf
+from meanfield.simulation import simulate_batch
+model = mf.presets.random(seed=3, n_features=int(sys.argv[1]), semantic_bits=128, context=8, pe_bits=3)
+start = mf.State(att=np.full((8, model.n_features), 0.1), pe=np.ones((8, 3)))
+t0 = time.perf_counter()
+simulate_batch(model, 1, parameters={"beta_o": np.array([1.0])}, start=[start], record=("att",), progress=False)
+print(time.perf_counter() - t0)
+"""
+
+
+def first_step(n_features):
+    """Seconds of the first simulate_batch call (one step) in a fresh process at M = n_features."""
+    done = subprocess.run([sys.executable, "-c", FIRST_STEP, str(n_features)], capture_output=True, text=True,
+                          check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--points", type=int, default=64)
+    ap.add_argument("--points", type=int, default=256)
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--skip-first-step", action="store_true")
     args = ap.parse_args(argv)
     print(f"load average before: {os.getloadavg()}")
+    if not args.skip_first_step:
+        first_step(20)          # loads (or compiles, once) the run-time-size kernels into the disk cache
+        for n_features in (24, 40, 64, 96):
+            print(f"first step at M = {n_features} (fresh process, warm cache): {first_step(n_features):.2f} s",
+                  flush=True)
     print(f"{'model':<44} {'K':>6} {'first call s':>12} {'steps/s':>10} {'numpy peer':>11}")
-    cases = [dict(n_features=16, semantic_bits=128, context=8, pe_bits=3),
+    cases = [dict(n_features=3, semantic_bits=128, context=4, pe_bits=2),
+             dict(n_features=16, semantic_bits=128, context=8, pe_bits=3),
+             dict(n_features=32, semantic_bits=128, context=8, pe_bits=3),
              dict(n_features=64, semantic_bits=128, context=16, pe_bits=4),
+             dict(n_features=128, semantic_bits=128, context=16, pe_bits=4),
              dict(n_features=256, semantic_bits=1024, context=16, pe_bits=4)]
     for case in cases:
         model = mf.presets.random(seed=7, **case)
@@ -96,7 +129,11 @@ def main(argv=None):
         peer = peer_rate(model, args.points, args.seconds)
         print(f"{label + ', sign classes':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g} "
               f"{peer:>11.3g}", flush=True)
-        if case["n_features"] <= 16:
+        if case["n_features"] == 64:
+            first, rate = kernel_rate(model, args.points, args.seconds, exponents=8)
+            print(f"{label + ', 8 exponents':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",
+                  flush=True)
+        if 3 < case["n_features"] <= 16:
             full = full_tables(model)
             first, rate = kernel_rate(full, args.points, args.seconds)
             print(f"{label + ', all 2^(M-1) rows':<44} {full.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",

@@ -46,12 +46,13 @@ class VectorisedPeer:
 
     def run(self, att, pe, steps, exponents=False):
         n, ring, n_feat = att.shape
+        if not exponents:
+            for _ in range(steps):
+                att, pe = self.step(att, pe)
+            return att, None
         tangent = np.broadcast_to(np.eye(ring * n_feat), (n, ring * n_feat, ring * n_feat)).copy()
         sums = np.zeros((n, ring * n_feat))
         for _ in range(steps):
-            if not exponents:
-                att, pe = self.step(att, pe)
-                continue
             att, pe, grad = self.step(att, pe, with_grad=True)
             rows = tangent.reshape(n, ring, n_feat, -1)
             new_row = np.einsum("ndab,ndbk->nak", grad, rows)

@@ -24,12 +24,14 @@ the earlier stages' functions:
 Every function takes arrays, or named tuples of arrays (the records of :mod:`meanfield.model.layout`, docs/model.md
 §3.4), in and writes arrays out: no allocation (but ``new_scratch``), no Python objects. Every per-point array
 carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of
-window slot ``slot`` of ``lane``. The loops over lanes are innermost, each around a few operations of one point
-(a sum over features, patterns or rows accumulates in an array, one lane per element), so LLVM turns every lane
-loop into packed arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. The model's dimensions
-L, M, J are either compile-time constants (the loops over them unroll; one compilation per shape) or, built with
-0, read from the arrays' shapes at run time (one compilation for every shape); every lane adds the same terms in
-the same order either way, so the bits of a result are the same. A lane's arithmetic never reads another lane,
+window slot ``slot`` of ``lane``. The loops over lanes are innermost, so LLVM turns every lane loop into packed
+arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. The model's dimensions L, M, J are
+either compile-time constants or, built with 0, read from the arrays' shapes at run time (one compilation for every
+shape). With constants, a lane loop wraps a few operations of one point, its sums in registers over the unrolled
+loops of the dimensions (what suits the small windows and a GPU thread); with run-time sizes a sum over features,
+patterns or rows accumulates in an array, one lane per element, the lane loop innermost ("fixed sizes" and
+"run-time sizes" below, for the six functions with such sums). Every lane adds the same terms in the same order
+either way, so the bits of a result are the same. A lane's arithmetic never reads another lane,
 so results do not depend on the tile width, the padding or the neighbours (docs/model.md §3.3); on the GPU the
 same functions run with one lane.
 
@@ -204,48 +206,75 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                         else:
                             out[f, r, a, lane] = eps_pe * acc / n_pe
 
-    @jit
-    def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
-        """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
-        code is row ``slot`` of the start PE window (docs/model.md §3, steps 1-2).
+    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+        @jit
+        def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
+            """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
+            code is row ``slot`` of the start PE window (docs/model.md §3, steps 1-2).
 
-        h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
-        m^{o,se} = w_mo_se Σ_j c^o[j, a] h[j] (the reference's ``mo_se``: factor w included, 1 in the sigma model).
-        """
-        n_feat = M if M > 0 else att_ring.shape[1]
-        n_pat = J if J > 0 else signs.shape[0]
-        n_lanes = h.shape[1]
-        # every sum accumulates in an output array, the lane loop innermost: the lanes vectorise whether or
-        # not the sizes are constants (each lane's terms are added in the same order either way)
-        for j in range(n_pat):
-            for lane in range(n_lanes):
-                h[j, lane] = 0.0
-            for b in range(n_feat):
-                sign = signs[j, b]
+            h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
+            m^{o,se} = w_mo_se Σ_j c^o[j, a] h[j] (the reference's ``mo_se``: factor w included, 1 in the sigma model).
+            """
+            n_lanes = h.shape[1]
+            for j in range(J):
                 for lane in range(n_lanes):
-                    h[j, lane] += sign * att_ring[slot, b, lane]
-            for lane in range(n_lanes):
-                h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
-        for a in range(n_feat):
-            for lane in range(n_lanes):
-                fields[F_O, a, lane] = 0.0
-                fields[F_V, a, lane] = 0.0
-                fields[F_Q, a, lane] = 0.0
-                fields[F_K, a, lane] = 0.0
+                    overlap = 0.0
+                    for b in range(M):
+                        overlap += signs[j, b] * att_ring[slot, b, lane]
+                    h[j, lane] = tanh(params[P_BETA, lane] * overlap)
+            for a in range(M):
+                for lane in range(n_lanes):
+                    acc_o = 0.0
+                    acc_v = 0.0
+                    acc_q = 0.0
+                    acc_k = 0.0
+                    for j in range(J):
+                        acc_o += coef[F_O, j, a] * h[j, lane]
+                        acc_v += coef[F_V, j, a] * h[j, lane]
+                        acc_q += coef[F_Q, j, a] * h[j, lane]
+                        acc_k += coef[F_K, j, a] * h[j, lane]
+                    w = params[P_W, lane]
+                    semantic_o[a, lane] = params[P_W_MO_SE, lane] * acc_o
+                    fields[F_O, a, lane] = w * acc_o + pe_terms[F_O, slot, a, lane]
+                    fields[F_V, a, lane] = w * acc_v + pe_terms[F_V, slot, a, lane]
+                    fields[F_Q, a, lane] = w * acc_q + pe_terms[F_Q, slot, a, lane]
+                    fields[F_K, a, lane] = w * acc_k + pe_terms[F_K, slot, a, lane]
+    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
+        @jit
+        def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
+            """``token_fields`` with the sizes read from the arrays: the same sums, lane by lane."""
+            n_feat = att_ring.shape[1]
+            n_pat = signs.shape[0]
+            n_lanes = h.shape[1]
             for j in range(n_pat):
-                c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
                 for lane in range(n_lanes):
-                    fields[F_O, a, lane] += c_o * h[j, lane]
-                    fields[F_V, a, lane] += c_v * h[j, lane]
-                    fields[F_Q, a, lane] += c_q * h[j, lane]
-                    fields[F_K, a, lane] += c_k * h[j, lane]
-            for lane in range(n_lanes):
-                w = params[P_W, lane]
-                semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
-                fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
-                fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
-                fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
-                fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
+                    h[j, lane] = 0.0
+                for b in range(n_feat):
+                    sign = signs[j, b]
+                    for lane in range(n_lanes):
+                        h[j, lane] += sign * att_ring[slot, b, lane]
+                for lane in range(n_lanes):
+                    h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
+            for a in range(n_feat):
+                for lane in range(n_lanes):
+                    fields[F_O, a, lane] = 0.0
+                    fields[F_V, a, lane] = 0.0
+                    fields[F_Q, a, lane] = 0.0
+                    fields[F_K, a, lane] = 0.0
+                for j in range(n_pat):
+                    c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
+                    for lane in range(n_lanes):
+                        fields[F_O, a, lane] += c_o * h[j, lane]
+                        fields[F_V, a, lane] += c_v * h[j, lane]
+                        fields[F_Q, a, lane] += c_q * h[j, lane]
+                        fields[F_K, a, lane] += c_k * h[j, lane]
+                for lane in range(n_lanes):
+                    w = params[P_W, lane]
+                    semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
+                    fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
+                    fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
+                    fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
+                    fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
 
     @jit
     def store_token(fields, v_ring, k_ring, slot):
@@ -256,44 +285,77 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                 v_ring[slot, a, lane] = fields[F_V, a, lane]
                 k_ring[slot, a, lane] = fields[F_K, a, lane]
 
-    @jit
-    def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
-        """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
-        reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md §3, steps 3-5). ``p`` receives the
-        attention weights (the tangent step needs them); ``softmax`` (2, lanes) is scratch."""
-        n_rows = L if L > 0 else v_ring.shape[0]
-        n_feat = M if M > 0 else v_ring.shape[1]
-        n_lanes = p.shape[1]
-        top, total = softmax[0], softmax[1]
-        for lane in range(n_lanes):
-            top[lane] = -math.inf
-            total[lane] = 0.0
-        for d in range(n_rows):
-            slot = slot_of(head, d, n_rows)
+    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+        @jit
+        def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
+            """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
+            reference's max-shift +10, a = Σ_d p[d] m^v[d] (docs/model.md §3, steps 3-5). ``p`` receives the
+            attention weights (the tangent step needs them); ``softmax`` (2, lanes) is scratch."""
+            n_lanes = p.shape[1]
+            top, total = softmax[0], softmax[1]
             for lane in range(n_lanes):
-                p[d, lane] = 0.0
-            for b in range(n_feat):
+                top[lane] = -math.inf
+                total[lane] = 0.0
+            for d in range(L):
+                slot = slot_of(head, d, L)
                 for lane in range(n_lanes):
-                    p[d, lane] += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+                    acc = 0.0
+                    for b in range(M):
+                        acc += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+                    score = params[P_GAMMA, lane] * acc if d < depth[lane] else -math.inf
+                    p[d, lane] = score
+                    top[lane] = max(top[lane], score)
+            for d in range(L):
+                for lane in range(n_lanes):
+                    weight = exp(p[d, lane] - top[lane] + 10.0)
+                    p[d, lane] = weight
+                    total[lane] += weight
+            for d in range(L):
+                for lane in range(n_lanes):
+                    p[d, lane] = p[d, lane] / total[lane]
+            for a in range(M):
+                for lane in range(n_lanes):
+                    acc = 0.0
+                    for d in range(L):
+                        acc += p[d, lane] * v_ring[slot_of(head, d, L), a, lane]
+                    att_new[a, lane] = acc
+    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
+        @jit
+        def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
+            """``attend`` with the sizes read from the arrays: the same sums, lane by lane."""
+            n_rows = v_ring.shape[0]
+            n_feat = v_ring.shape[1]
+            n_lanes = p.shape[1]
+            top, total = softmax[0], softmax[1]
             for lane in range(n_lanes):
-                score = params[P_GAMMA, lane] * p[d, lane] if d < depth[lane] else -math.inf
-                p[d, lane] = score
-                top[lane] = max(top[lane], score)
-        for d in range(n_rows):
-            for lane in range(n_lanes):
-                weight = exp(p[d, lane] - top[lane] + 10.0)
-                p[d, lane] = weight
-                total[lane] += weight
-        for d in range(n_rows):
-            for lane in range(n_lanes):
-                p[d, lane] = p[d, lane] / total[lane]
-        for a in range(n_feat):
-            for lane in range(n_lanes):
-                att_new[a, lane] = 0.0
+                top[lane] = -math.inf
+                total[lane] = 0.0
             for d in range(n_rows):
                 slot = slot_of(head, d, n_rows)
                 for lane in range(n_lanes):
-                    att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
+                    p[d, lane] = 0.0
+                for b in range(n_feat):
+                    for lane in range(n_lanes):
+                        p[d, lane] += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+                for lane in range(n_lanes):
+                    score = params[P_GAMMA, lane] * p[d, lane] if d < depth[lane] else -math.inf
+                    p[d, lane] = score
+                    top[lane] = max(top[lane], score)
+            for d in range(n_rows):
+                for lane in range(n_lanes):
+                    weight = exp(p[d, lane] - top[lane] + 10.0)
+                    p[d, lane] = weight
+                    total[lane] += weight
+            for d in range(n_rows):
+                for lane in range(n_lanes):
+                    p[d, lane] = p[d, lane] / total[lane]
+            for a in range(n_feat):
+                for lane in range(n_lanes):
+                    att_new[a, lane] = 0.0
+                for d in range(n_rows):
+                    slot = slot_of(head, d, n_rows)
+                    for lane in range(n_lanes):
+                        att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
 
     return TokenStage(slot_of, positional_terms, token_fields, store_token, attend)
 
@@ -305,110 +367,184 @@ def tangent_stage(jit, L, M, J, tokens):
     P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
     P_KP, P_KI, P_KD, P_RHO = layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO
     C_GATE = layout.C_GATE
+    SIZE = L * M
     slot_of = tokens.slot_of
 
-    @jit
-    def token_jacobian(coef, f, signs, params, h, out, slot):
-        """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
-        values are ``h`` (docs/model.md §4)."""
-        n_feat = M if M > 0 else out.shape[1]
-        n_pat = J if J > 0 else signs.shape[0]
-        n_lanes = h.shape[1]
-        for a in range(n_feat):
-            for b in range(n_feat):
-                for lane in range(n_lanes):
-                    out[slot, a, b, lane] = 0.0
-                for j in range(n_pat):
-                    c, sign = coef[f, j, a], signs[j, b]
+    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+        @jit
+        def token_jacobian(coef, f, signs, params, h, out, slot):
+            """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
+            values are ``h`` (docs/model.md §4)."""
+            for a in range(M):
+                for b in range(M):
+                    for lane in range(h.shape[1]):
+                        beta = params[P_BETA, lane]
+                        acc = 0.0
+                        for j in range(J):
+                            acc += coef[f, j, a] * (beta * (1.0 - h[j, lane] * h[j, lane])) * signs[j, b]
+                        out[slot, a, b, lane] = params[P_W, lane] * acc
+    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
+        @jit
+        def token_jacobian(coef, f, signs, params, h, out, slot):
+            """``token_jacobian`` with the sizes read from the arrays: the same sums, lane by lane."""
+            n_feat = out.shape[1]
+            n_pat = signs.shape[0]
+            n_lanes = h.shape[1]
+            for a in range(n_feat):
+                for b in range(n_feat):
                     for lane in range(n_lanes):
-                        out[slot, a, b, lane] += c * (params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])) * sign
-                for lane in range(n_lanes):
-                    out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
+                        out[slot, a, b, lane] = 0.0
+                    for j in range(n_pat):
+                        c, sign = coef[f, j, a], signs[j, b]
+                        for lane in range(n_lanes):
+                            out[slot, a, b, lane] += c * (params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])) * sign
+                    for lane in range(n_lanes):
+                        out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
 
-    @jit
-    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
-        """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
-        (2, lanes) is scratch.
+    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+        @jit
+        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
+            """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
+            (2, lanes) is scratch (run-time sizes).
 
-        Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
-        ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
-        """
-        n_rows = L if L > 0 else v_ring.shape[0]
-        n_feat = M if M > 0 else v_ring.shape[1]
-        n_lanes = p.shape[1]
-        for d in range(n_rows):
-            slot = slot_of(head, d, n_rows)
-            for b in range(n_feat):
-                q_dk = work[0]
-                for lane in range(n_lanes):
-                    q_dk[lane] = 0.0
-                for c in range(n_feat):
+            Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
+            ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
+            """
+            n_lanes = p.shape[1]
+            for d in range(L):
+                slot = slot_of(head, d, L)
+                for b in range(M):
                     for lane in range(n_lanes):
-                        q_dk[lane] += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
-                for a in range(n_feat):
+                        q_dk = 0.0
+                        for c in range(M):
+                            q_dk += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
+                        for a in range(M):
+                            grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane] + (v_ring[slot, a, lane]
+                                                                - att_new[a, lane]) * params[P_GAMMA, lane] * q_dk)
+            for a in range(M):
+                for b in range(M):
                     for lane in range(n_lanes):
-                        grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane] + (v_ring[slot, a, lane]
-                                                            - att_new[a, lane]) * params[P_GAMMA, lane] * q_dk[lane])
-        acc, k_dq = work[0], work[1]
-        for a in range(n_feat):
-            for b in range(n_feat):
-                for lane in range(n_lanes):
-                    acc[lane] = 0.0
-                for e in range(n_rows):
-                    slot = slot_of(head, e, n_rows)
+                        acc = 0.0
+                        for e in range(L):
+                            slot = slot_of(head, e, L)
+                            k_dq = 0.0
+                            for c in range(M):
+                                k_dq += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                            acc += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq
+                        grad[0, a, b, lane] += params[P_GAMMA, lane] * acc
+    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
+        @jit
+        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
+            """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane."""
+            n_rows = v_ring.shape[0]
+            n_feat = v_ring.shape[1]
+            n_lanes = p.shape[1]
+            for d in range(n_rows):
+                slot = slot_of(head, d, n_rows)
+                for b in range(n_feat):
+                    q_dk = work[0]
                     for lane in range(n_lanes):
-                        k_dq[lane] = 0.0
+                        q_dk[lane] = 0.0
                     for c in range(n_feat):
                         for lane in range(n_lanes):
-                            k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
-                    for lane in range(n_lanes):
-                        acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
-                for lane in range(n_lanes):
-                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
-
-    @jit
-    def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
-        """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
-        s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
-        except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
-        ``new_row`` (M, lanes) is scratch.
-
-        ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
-        window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
-        δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev. With K_I = 0 the
-        integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent -inf) instead of
-        contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
-        is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
-        """
-        n_rows = L if L > 0 else grad.shape[0]
-        n_feat = M if M > 0 else grad.shape[1]
-        new_head = head - 1 if head > 0 else n_rows - 1
-        base_i = n_rows * n_feat
-        base_e = base_i + n_feat
-        n_lanes = tangent.shape[2]
-        for j in range(tangent.shape[0]):
-            for a in range(n_feat):
-                for lane in range(n_lanes):
-                    new_row[a, lane] = 0.0
-                for d in range(n_rows):
-                    base = slot_of(head, d, n_rows) * n_feat
-                    for b in range(n_feat):
+                            q_dk[lane] += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
+                    for a in range(n_feat):
                         for lane in range(n_lanes):
-                            new_row[a, lane] += grad[d, a, b, lane] * tangent[j, base + b, lane]
-            if controlled:
+                            centred = v_ring[slot, a, lane] - att_new[a, lane]
+                            grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane]
+                                                                + centred * params[P_GAMMA, lane] * q_dk[lane])
+            acc, k_dq = work[0], work[1]
+            for a in range(n_feat):
+                for b in range(n_feat):
+                    for lane in range(n_lanes):
+                        acc[lane] = 0.0
+                    for e in range(n_rows):
+                        slot = slot_of(head, e, n_rows)
+                        for lane in range(n_lanes):
+                            k_dq[lane] = 0.0
+                        for c in range(n_feat):
+                            for lane in range(n_lanes):
+                                k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                        for lane in range(n_lanes):
+                            acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
+                    for lane in range(n_lanes):
+                        grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
+
+    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+        @jit
+        def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
+            """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
+            s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
+            except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
+            ``new_row`` (M, lanes) is scratch.
+
+            ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
+            window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
+            δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev. With K_I = 0 the
+            integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent -inf) instead of
+            contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
+            is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
+            """
+            new_head = head - 1 if head > 0 else L - 1
+            base_i = SIZE
+            base_e = SIZE + M
+            n_lanes = tangent.shape[2]
+            for j in range(tangent.shape[0]):
+                for a in range(M):
+                    for lane in range(n_lanes):
+                        acc = 0.0
+                        for d in range(L):
+                            base = slot_of(head, d, L) * M
+                            for b in range(M):
+                                acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
+                        new_row[a, lane] = acc
+                if controlled:
+                    for a in range(M):
+                        for lane in range(n_lanes):
+                            kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
+                            old = tangent[j, head * M + a, lane]
+                            # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
+                            d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
+                                     if ki != 0.0 else 0.0)
+                            new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
+                            tangent[j, base_i + a, lane] = d_int
+                            tangent[j, base_e + a, lane] = -old
+                for a in range(M):
+                    for lane in range(n_lanes):
+                        tangent[j, new_head * M + a, lane] = new_row[a, lane]
+    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
+        @jit
+        def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
+            """``tangent_push`` with the sizes read from the arrays: the same sums, lane by lane."""
+            n_rows = grad.shape[0]
+            n_feat = grad.shape[1]
+            new_head = head - 1 if head > 0 else n_rows - 1
+            base_i = n_rows * n_feat
+            base_e = base_i + n_feat
+            n_lanes = tangent.shape[2]
+            for j in range(tangent.shape[0]):
                 for a in range(n_feat):
                     for lane in range(n_lanes):
-                        kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
-                        old = tangent[j, head * n_feat + a, lane]
-                        # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
-                        d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
-                                 if ki != 0.0 else 0.0)
-                        new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
-                        tangent[j, base_i + a, lane] = d_int
-                        tangent[j, base_e + a, lane] = -old
-            for a in range(n_feat):
-                for lane in range(n_lanes):
-                    tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
+                        new_row[a, lane] = 0.0
+                    for d in range(n_rows):
+                        base = slot_of(head, d, n_rows) * n_feat
+                        for b in range(n_feat):
+                            for lane in range(n_lanes):
+                                new_row[a, lane] += grad[d, a, b, lane] * tangent[j, base + b, lane]
+                if controlled:
+                    for a in range(n_feat):
+                        for lane in range(n_lanes):
+                            kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
+                            old = tangent[j, head * n_feat + a, lane]
+                            # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
+                            d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
+                                     if ki != 0.0 else 0.0)
+                            new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
+                            tangent[j, base_i + a, lane] = d_int
+                            tangent[j, base_e + a, lane] = -old
+                for a in range(n_feat):
+                    for lane in range(n_lanes):
+                        tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
 
     return TangentStage(token_jacobian, attention_gradient, tangent_push)
 
@@ -467,49 +603,76 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
     tangent_push = tangents.tangent_push
 
     def orthonormalizer(size):
-        """``orthonormalize`` for vectors of ``size`` entries (a compile-time constant), or of its argument
-        ``n_entries`` when ``size`` is 0 (run-time sizes)."""
+        """``orthonormalize(tangent, log_norms, work, n_entries)`` for vectors of ``size`` entries (a compile-time
+        constant), or of ``n_entries`` when ``size`` is 0 (run-time sizes)."""
 
-        def orthonormalize(tangent, log_norms, work, n_entries):
-            """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
-            log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because vectors
-            are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR interval": a product of
-            even 2 Jacobians loses the most contracting directions of the model's wide spectrum, so QR runs every
-            step by default). Vector j is reduced in ``work`` (size + 1, lanes; row ``size`` takes the running dot
-            products, then its norm), a separate array, so that the compiler sees it cannot overlap the vectors it
-            is reduced against.
+        if size > 0:    # a constant: the sums in registers (``n_entries`` is not read)
+            def orthonormalize(tangent, log_norms, work, n_entries):
+                """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
+                log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because
+                vectors are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR
+                interval": a product of even 2 Jacobians loses the most contracting directions of the model's wide
+                spectrum, so QR runs every step by default). Vector j is reduced in ``work`` (size + 1, lanes; row
+                ``size`` takes its norm), a separate array, so that the compiler sees it cannot overlap the vectors
+                it is reduced against.
 
-            The ring order of entries is irrelevant: inner products run over all entries. A vector that
-            collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
-            """
-            n = size if size > 0 else n_entries
-            n_lanes = tangent.shape[2]
-            last = work[n]          # per lane: the running dot product, then the norm
-            for j in range(tangent.shape[0]):
-                for s in range(n):
-                    for lane in range(n_lanes):
-                        work[s, lane] = tangent[j, s, lane]
-                for i in range(j):
+                The ring order of entries is irrelevant: inner products run over all entries. A vector that
+                collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
+                """
+                for j in range(tangent.shape[0]):
+                    for lane in range(tangent.shape[2]):
+                        for s in range(size):
+                            work[s, lane] = tangent[j, s, lane]
+                    for i in range(j):
+                        for lane in range(tangent.shape[2]):
+                            dot = 0.0
+                            for s in range(size):
+                                dot += tangent[i, s, lane] * work[s, lane]
+                            for s in range(size):
+                                work[s, lane] -= dot * tangent[i, s, lane]
+                    for lane in range(tangent.shape[2]):
+                        norm = 0.0
+                        for s in range(size):
+                            norm += work[s, lane] * work[s, lane]
+                        norm = math.sqrt(norm)
+                        scale = 1.0 / norm if norm > 0.0 else 1.0
+                        for s in range(size):
+                            tangent[j, s, lane] = work[s, lane] * scale
+                        work[size, lane] = norm
+                    for lane in range(tangent.shape[2]):
+                        norm = work[size, lane]
+                        log_norms[j, lane] += log(norm)
+        else:           # run-time sizes: the sums accumulate lane by lane in ``work``
+            def orthonormalize(tangent, log_norms, work, n_entries):
+                """``orthonormalize`` of ``n_entries`` entries: the same sums, lane by lane."""
+                n = n_entries
+                n_lanes = tangent.shape[2]
+                last = work[n]          # per lane: the running dot product, then the norm
+                for j in range(tangent.shape[0]):
+                    for s in range(n):
+                        for lane in range(n_lanes):
+                            work[s, lane] = tangent[j, s, lane]
+                    for i in range(j):
+                        for lane in range(n_lanes):
+                            last[lane] = 0.0
+                        for s in range(n):
+                            for lane in range(n_lanes):
+                                last[lane] += tangent[i, s, lane] * work[s, lane]
+                        for s in range(n):
+                            for lane in range(n_lanes):
+                                work[s, lane] -= last[lane] * tangent[i, s, lane]
                     for lane in range(n_lanes):
                         last[lane] = 0.0
                     for s in range(n):
                         for lane in range(n_lanes):
-                            last[lane] += tangent[i, s, lane] * work[s, lane]
+                            last[lane] += work[s, lane] * work[s, lane]
+                    for lane in range(n_lanes):
+                        last[lane] = math.sqrt(last[lane])
                     for s in range(n):
                         for lane in range(n_lanes):
-                            work[s, lane] -= last[lane] * tangent[i, s, lane]
-                for lane in range(n_lanes):
-                    last[lane] = 0.0
-                for s in range(n):
+                            tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
                     for lane in range(n_lanes):
-                        last[lane] += work[s, lane] * work[s, lane]
-                for lane in range(n_lanes):
-                    last[lane] = math.sqrt(last[lane])
-                for s in range(n):
-                    for lane in range(n_lanes):
-                        tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
-                for lane in range(n_lanes):
-                    log_norms[j, lane] += log(last[lane])
+                        log_norms[j, lane] += log(last[lane])
 
         orthonormalize.__qualname__ += f"[{size}]"      # one symbol and cache entry per size
         return jit(orthonormalize)
