@@ -25,15 +25,14 @@ Every function takes arrays, or named tuples of arrays (the records of :mod:`mea
 §3.4), in and writes arrays out: no allocation (but ``new_scratch``), no Python objects. Every per-point array
 carries the points on its LAST axis, the lanes (struct of arrays): ``att_ring[slot, a, lane]`` is feature a of
 window slot ``slot`` of ``lane``. The loops over lanes are innermost, so LLVM turns every lane loop into packed
-arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. The model's dimensions L, M, J are
-either compile-time constants or, built with 0, read from the arrays' shapes at run time (one compilation for every
-shape). With constants, a lane loop wraps a few operations of one point, its sums in registers over the unrolled
-loops of the dimensions (what suits the small windows and a GPU thread); with run-time sizes a sum over features,
-patterns or rows accumulates in an array, one lane per element, the lane loop innermost ("fixed sizes" and
-"run-time sizes" below, for the six functions with such sums). Every lane adds the same terms in the same order
-either way, so the bits of a result are the same. A lane's arithmetic never reads another lane,
-so results do not depend on the tile width, the padding or the neighbours (docs/model.md §3.3); on the GPU the
-same functions run with one lane.
+arithmetic; exp, tanh and log come from :mod:`.lane_math` for that reason. The model's dimensions L, M, J are either
+compile-time constants or, built with 0, read from the arrays' shapes at run time (one compilation for every shape).
+With constants, a lane loop wraps a few operations of one point, its sums in registers over the unrolled loops of
+the dimensions (what suits the small windows and a GPU thread); with run-time sizes the six functions with such sums
+come from :mod:`.lane_sums`, where a sum over features, patterns or rows accumulates in an array, one lane per
+element, the lane loop innermost. Every lane adds the same terms in the same order either way, so the bits of a
+result are the same. A lane's arithmetic never reads another lane, so results do not depend on the tile width, the
+padding or the neighbours (docs/model.md §3.3); on the GPU the same functions run with one lane.
 
 Window layout (docs/model.md §3.3): the attention window, and the value/key rows of the tokens computed from
 it, live in ring buffers of L slots; logical row d (d = 0 newest) is slot ``(head + d) % L``, the same for
@@ -66,7 +65,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model import layout
-from . import lane_math
+from . import lane_math, lane_sums
 
 
 class TokenStage(NamedTuple):
@@ -159,13 +158,39 @@ def build_steps(jit, ring, n_feat, n_patterns, leaf_jit=None, transcendentals=No
     leaf_jit = jit if leaf_jit is None else leaf_jit
     exp, tanh, log = lane_math.build(leaf_jit) if transcendentals is None else transcendentals
     tokens = token_stage(jit, leaf_jit, L, M, J, exp, tanh)
-    tangents = tangent_stage(jit, L, M, J, tokens)
+    tangents = tangent_stage(jit, leaf_jit, L, M, J, tokens)
     control = control_stage(jit, M)
     lyapunov = lyapunov_stage(jit, L, M, log, tokens, tangents)
     records = record_stage(jit, L, M, tokens, tangents)
     loop = tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records)
     return Steps(**tokens._asdict(), **tangents._asdict(), **control._asdict(), **lyapunov._asdict(),
                  **records._asdict(), **loop._asdict(), **scratch_stage()._asdict())
+
+
+def window_helpers(leaf_jit, exp):
+    """The loop-free or small helpers of :func:`token_stage`, compiled with ``leaf_jit`` (inlined on the CPU):
+    ``slot_of`` and ``softmax_weights``."""
+
+    @leaf_jit
+    def slot_of(head, d, n_rows):
+        """Ring slot of logical window row d (a compare instead of an integer modulo)."""
+        slot = head + d
+        return slot - n_rows if slot >= n_rows else slot
+
+    @leaf_jit
+    def softmax_weights(p, top, total, n_rows):
+        """p[d] = exp(s[d] - max + 10) / Σ: the scores ``p`` (n_rows, lanes) with their maxima ``top`` become the
+        attention weights, the reference's max-shift +10 (docs/model.md §3, step 4); ``total`` starts at 0."""
+        for d in range(n_rows):
+            for lane in range(p.shape[1]):
+                weight = exp(p[d, lane] - top[lane] + 10.0)
+                p[d, lane] = weight
+                total[lane] += weight
+        for d in range(n_rows):
+            for lane in range(p.shape[1]):
+                p[d, lane] = p[d, lane] / total[lane]
+
+    return slot_of, softmax_weights
 
 
 def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
@@ -176,11 +201,9 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
     P_BETA, P_GAMMA, P_W, P_EPS_PE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_EPS_PE
     P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
 
-    @leaf_jit
-    def slot_of(head, d, n_rows):
-        """Ring slot of logical window row d (a compare instead of an integer modulo)."""
-        slot = head + d
-        return slot - n_rows if slot >= n_rows else slot
+    slot_of, softmax_weights = window_helpers(leaf_jit, exp)
+    if L == 0:  # run-time sizes: the sums lane by lane (.lane_sums)
+        token_fields, attend = lane_sums.token_sums(jit, tanh, slot_of, softmax_weights)
 
     @jit
     def positional_terms(w_pe, params, pe0, out):
@@ -206,7 +229,7 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                         else:
                             out[f, r, a, lane] = eps_pe * acc / n_pe
 
-    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+    if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
         def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
             """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
@@ -239,42 +262,6 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                     fields[F_V, a, lane] = w * acc_v + pe_terms[F_V, slot, a, lane]
                     fields[F_Q, a, lane] = w * acc_q + pe_terms[F_Q, slot, a, lane]
                     fields[F_K, a, lane] = w * acc_k + pe_terms[F_K, slot, a, lane]
-    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
-        @jit
-        def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
-            """``token_fields`` with the sizes read from the arrays: the same sums, lane by lane."""
-            n_feat = att_ring.shape[1]
-            n_pat = signs.shape[0]
-            n_lanes = h.shape[1]
-            for j in range(n_pat):
-                for lane in range(n_lanes):
-                    h[j, lane] = 0.0
-                for b in range(n_feat):
-                    sign = signs[j, b]
-                    for lane in range(n_lanes):
-                        h[j, lane] += sign * att_ring[slot, b, lane]
-                for lane in range(n_lanes):
-                    h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
-            for a in range(n_feat):
-                for lane in range(n_lanes):
-                    fields[F_O, a, lane] = 0.0
-                    fields[F_V, a, lane] = 0.0
-                    fields[F_Q, a, lane] = 0.0
-                    fields[F_K, a, lane] = 0.0
-                for j in range(n_pat):
-                    c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
-                    for lane in range(n_lanes):
-                        fields[F_O, a, lane] += c_o * h[j, lane]
-                        fields[F_V, a, lane] += c_v * h[j, lane]
-                        fields[F_Q, a, lane] += c_q * h[j, lane]
-                        fields[F_K, a, lane] += c_k * h[j, lane]
-                for lane in range(n_lanes):
-                    w = params[P_W, lane]
-                    semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
-                    fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
-                    fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
-                    fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
-                    fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
 
     @jit
     def store_token(fields, v_ring, k_ring, slot):
@@ -285,7 +272,7 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                 v_ring[slot, a, lane] = fields[F_V, a, lane]
                 k_ring[slot, a, lane] = fields[F_K, a, lane]
 
-    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+    if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
         def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
             """Scores s[d] = γ m^q·m^k[d] for the ``depth[lane]`` valid rows (the others -inf), softmax with the
@@ -305,72 +292,29 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                     score = params[P_GAMMA, lane] * acc if d < depth[lane] else -math.inf
                     p[d, lane] = score
                     top[lane] = max(top[lane], score)
-            for d in range(L):
-                for lane in range(n_lanes):
-                    weight = exp(p[d, lane] - top[lane] + 10.0)
-                    p[d, lane] = weight
-                    total[lane] += weight
-            for d in range(L):
-                for lane in range(n_lanes):
-                    p[d, lane] = p[d, lane] / total[lane]
+            softmax_weights(p, top, total, L)
             for a in range(M):
                 for lane in range(n_lanes):
                     acc = 0.0
                     for d in range(L):
                         acc += p[d, lane] * v_ring[slot_of(head, d, L), a, lane]
                     att_new[a, lane] = acc
-    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
-        @jit
-        def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
-            """``attend`` with the sizes read from the arrays: the same sums, lane by lane."""
-            n_rows = v_ring.shape[0]
-            n_feat = v_ring.shape[1]
-            n_lanes = p.shape[1]
-            top, total = softmax[0], softmax[1]
-            for lane in range(n_lanes):
-                top[lane] = -math.inf
-                total[lane] = 0.0
-            for d in range(n_rows):
-                slot = slot_of(head, d, n_rows)
-                for lane in range(n_lanes):
-                    p[d, lane] = 0.0
-                for b in range(n_feat):
-                    for lane in range(n_lanes):
-                        p[d, lane] += fields[F_Q, b, lane] * k_ring[slot, b, lane]
-                for lane in range(n_lanes):
-                    score = params[P_GAMMA, lane] * p[d, lane] if d < depth[lane] else -math.inf
-                    p[d, lane] = score
-                    top[lane] = max(top[lane], score)
-            for d in range(n_rows):
-                for lane in range(n_lanes):
-                    weight = exp(p[d, lane] - top[lane] + 10.0)
-                    p[d, lane] = weight
-                    total[lane] += weight
-            for d in range(n_rows):
-                for lane in range(n_lanes):
-                    p[d, lane] = p[d, lane] / total[lane]
-            for a in range(n_feat):
-                for lane in range(n_lanes):
-                    att_new[a, lane] = 0.0
-                for d in range(n_rows):
-                    slot = slot_of(head, d, n_rows)
-                    for lane in range(n_lanes):
-                        att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
 
     return TokenStage(slot_of, positional_terms, token_fields, store_token, attend)
 
 
-def tangent_stage(jit, L, M, J, tokens):
+def tangent_stage(jit, leaf_jit, L, M, J, tokens):
     """The tangent map's pieces (docs/model.md §4, §5.2): ``token_jacobian``, ``attention_gradient`` and
     ``tangent_push``, calling ``tokens.slot_of`` (a :class:`TokenStage`); returns a :class:`TangentStage`."""
     F_Q = layout.F_Q
     P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
     P_KP, P_KI, P_KD, P_RHO = layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO
     C_GATE = layout.C_GATE
-    SIZE = L * M
     slot_of = tokens.slot_of
+    if L == 0:  # run-time sizes: the sums lane by lane (.lane_sums)
+        token_jacobian, attention_gradient, tangent_row = lane_sums.tangent_sums(jit, leaf_jit, slot_of)
 
-    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+    if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
         def token_jacobian(coef, f, signs, params, h, out, slot):
             """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
@@ -383,25 +327,8 @@ def tangent_stage(jit, L, M, J, tokens):
                         for j in range(J):
                             acc += coef[f, j, a] * (beta * (1.0 - h[j, lane] * h[j, lane])) * signs[j, b]
                         out[slot, a, b, lane] = params[P_W, lane] * acc
-    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
-        @jit
-        def token_jacobian(coef, f, signs, params, h, out, slot):
-            """``token_jacobian`` with the sizes read from the arrays: the same sums, lane by lane."""
-            n_feat = out.shape[1]
-            n_pat = signs.shape[0]
-            n_lanes = h.shape[1]
-            for a in range(n_feat):
-                for b in range(n_feat):
-                    for lane in range(n_lanes):
-                        out[slot, a, b, lane] = 0.0
-                    for j in range(n_pat):
-                        c, sign = coef[f, j, a], signs[j, b]
-                        for lane in range(n_lanes):
-                            out[slot, a, b, lane] += c * (params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])) * sign
-                    for lane in range(n_lanes):
-                        out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
 
-    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
+    if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
         def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
             """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
@@ -432,119 +359,57 @@ def tangent_stage(jit, L, M, J, tokens):
                                 k_dq += k_ring[slot, c, lane] * dq[0, c, b, lane]
                             acc += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq
                         grad[0, a, b, lane] += params[P_GAMMA, lane] * acc
-    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
-        @jit
-        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
-            """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane."""
-            n_rows = v_ring.shape[0]
-            n_feat = v_ring.shape[1]
-            n_lanes = p.shape[1]
-            for d in range(n_rows):
-                slot = slot_of(head, d, n_rows)
-                for b in range(n_feat):
-                    q_dk = work[0]
+
+    if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
+        @leaf_jit
+        def tangent_row(grad, tangent, j, head, new_row):
+            """new_row[a] = Σ_{d,b} grad[d, a, b] δA[d, b] for tangent vector j (window row d at ring slot
+            ``slot_of(head, d)``): the vector's new newest row."""
+            for a in range(M):
+                for lane in range(new_row.shape[1]):
+                    acc = 0.0
+                    for d in range(L):
+                        base = slot_of(head, d, L) * M
+                        for b in range(M):
+                            acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
+                    new_row[a, lane] = acc
+
+    @jit
+    def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
+        """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
+        s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
+        except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
+        ``new_row`` (M, lanes) is scratch.
+
+        ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
+        window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
+        δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev. With K_I = 0 the
+        integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent -inf) instead of
+        contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
+        is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
+        """
+        n_rows = L if L > 0 else grad.shape[0]
+        n_feat = M if M > 0 else grad.shape[1]
+        new_head = head - 1 if head > 0 else n_rows - 1
+        base_i = n_rows * n_feat
+        base_e = base_i + n_feat
+        n_lanes = tangent.shape[2]
+        for j in range(tangent.shape[0]):
+            tangent_row(grad, tangent, j, head, new_row)
+            if controlled:
+                for a in range(n_feat):
                     for lane in range(n_lanes):
-                        q_dk[lane] = 0.0
-                    for c in range(n_feat):
-                        for lane in range(n_lanes):
-                            q_dk[lane] += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
-                    for a in range(n_feat):
-                        for lane in range(n_lanes):
-                            centred = v_ring[slot, a, lane] - att_new[a, lane]
-                            grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane]
-                                                                + centred * params[P_GAMMA, lane] * q_dk[lane])
-            acc, k_dq = work[0], work[1]
+                        kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
+                        old = tangent[j, head * n_feat + a, lane]
+                        # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
+                        d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
+                                 if ki != 0.0 else 0.0)
+                        new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
+                        tangent[j, base_i + a, lane] = d_int
+                        tangent[j, base_e + a, lane] = -old
             for a in range(n_feat):
-                for b in range(n_feat):
-                    for lane in range(n_lanes):
-                        acc[lane] = 0.0
-                    for e in range(n_rows):
-                        slot = slot_of(head, e, n_rows)
-                        for lane in range(n_lanes):
-                            k_dq[lane] = 0.0
-                        for c in range(n_feat):
-                            for lane in range(n_lanes):
-                                k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
-                        for lane in range(n_lanes):
-                            acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
-                    for lane in range(n_lanes):
-                        grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
-
-    if L > 0:   # sizes fixed at compile time: sums in registers over the unrolled loops (a GPU thread's one lane)
-        @jit
-        def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
-            """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
-            s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
-            except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
-            ``new_row`` (M, lanes) is scratch.
-
-            ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
-            window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
-            δI' = g (ρ δI - δA0), δã = grad·δA - (K_P + K_D) δA0 + K_I δI' - K_D δe_prev. With K_I = 0 the
-            integral never acts on the dynamics; its direction is dropped (δI' = 0, exponent -inf) instead of
-            contributing the spurious log ρ. The δe_prev directions always have exponent -inf (e_t = r - ã_{t-1}
-            is a function of the window): the extended spectrum is the controlled window's plus M (or 2M) -inf.
-            """
-            new_head = head - 1 if head > 0 else L - 1
-            base_i = SIZE
-            base_e = SIZE + M
-            n_lanes = tangent.shape[2]
-            for j in range(tangent.shape[0]):
-                for a in range(M):
-                    for lane in range(n_lanes):
-                        acc = 0.0
-                        for d in range(L):
-                            base = slot_of(head, d, L) * M
-                            for b in range(M):
-                                acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
-                        new_row[a, lane] = acc
-                if controlled:
-                    for a in range(M):
-                        for lane in range(n_lanes):
-                            kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
-                            old = tangent[j, head * M + a, lane]
-                            # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
-                            d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
-                                     if ki != 0.0 else 0.0)
-                            new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
-                            tangent[j, base_i + a, lane] = d_int
-                            tangent[j, base_e + a, lane] = -old
-                for a in range(M):
-                    for lane in range(n_lanes):
-                        tangent[j, new_head * M + a, lane] = new_row[a, lane]
-    else:       # run-time sizes: sums accumulate lane by lane in arrays, the lane loop innermost
-        @jit
-        def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
-            """``tangent_push`` with the sizes read from the arrays: the same sums, lane by lane."""
-            n_rows = grad.shape[0]
-            n_feat = grad.shape[1]
-            new_head = head - 1 if head > 0 else n_rows - 1
-            base_i = n_rows * n_feat
-            base_e = base_i + n_feat
-            n_lanes = tangent.shape[2]
-            for j in range(tangent.shape[0]):
-                for a in range(n_feat):
-                    for lane in range(n_lanes):
-                        new_row[a, lane] = 0.0
-                    for d in range(n_rows):
-                        base = slot_of(head, d, n_rows) * n_feat
-                        for b in range(n_feat):
-                            for lane in range(n_lanes):
-                                new_row[a, lane] += grad[d, a, b, lane] * tangent[j, base + b, lane]
-                if controlled:
-                    for a in range(n_feat):
-                        for lane in range(n_lanes):
-                            kp, ki, kd = params[P_KP, lane], params[P_KI, lane], params[P_KD, lane]
-                            old = tangent[j, head * n_feat + a, lane]
-                            # I feeds back only through K_I: otherwise it is not a coordinate (λ = -inf)
-                            d_int = (ctrl[C_GATE, a, lane] * (params[P_RHO, lane] * tangent[j, base_i + a, lane] - old)
-                                     if ki != 0.0 else 0.0)
-                            new_row[a, lane] += -(kp + kd) * old + ki * d_int - kd * tangent[j, base_e + a, lane]
-                            tangent[j, base_i + a, lane] = d_int
-                            tangent[j, base_e + a, lane] = -old
-                for a in range(n_feat):
-                    for lane in range(n_lanes):
-                        tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
+                for lane in range(n_lanes):
+                    tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
 
     return TangentStage(token_jacobian, attention_gradient, tangent_push)
 
@@ -604,82 +469,52 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
 
     def orthonormalizer(size):
         """``orthonormalize(tangent, log_norms, work, n_entries)`` for vectors of ``size`` entries (a compile-time
-        constant), or of ``n_entries`` when ``size`` is 0 (run-time sizes)."""
+        constant; ``n_entries``, the same number, is not read)."""
 
-        if size > 0:    # a constant: the sums in registers (``n_entries`` is not read)
-            def orthonormalize(tangent, log_norms, work, n_entries):
-                """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
-                log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because
-                vectors are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR
-                interval": a product of even 2 Jacobians loses the most contracting directions of the model's wide
-                spectrum, so QR runs every step by default). Vector j is reduced in ``work`` (size + 1, lanes; row
-                ``size`` takes its norm), a separate array, so that the compiler sees it cannot overlap the vectors
-                it is reduced against.
+        def orthonormalize(tangent, log_norms, work, n_entries):
+            """Modified Gram-Schmidt on the k tangent vectors ``tangent[j]`` (``size`` entries); adds
+            log|R_jj| to log_norms[j] (the QR of docs/model.md §4.2, up to signs). One pass suffices because
+            vectors are re-orthonormalised after every step (bench/qr_interval.py, bench/RESULTS.md "QR
+            interval": a product of even 2 Jacobians loses the most contracting directions of the model's wide
+            spectrum, so QR runs every step by default). Vector j is reduced in ``work`` (size + 1, lanes; row
+            ``size`` takes its norm), a separate array, so that the compiler sees it cannot overlap the vectors
+            it is reduced against.
 
-                The ring order of entries is irrelevant: inner products run over all entries. A vector that
-                collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
-                """
-                for j in range(tangent.shape[0]):
+            The ring order of entries is irrelevant: inner products run over all entries. A vector that
+            collapses to 0 (a singular map, e.g. β_o = 0) contributes -inf, like the reference's log 0.
+            """
+            for j in range(tangent.shape[0]):
+                for lane in range(tangent.shape[2]):
+                    for s in range(size):
+                        work[s, lane] = tangent[j, s, lane]
+                for i in range(j):
                     for lane in range(tangent.shape[2]):
+                        dot = 0.0
                         for s in range(size):
-                            work[s, lane] = tangent[j, s, lane]
-                    for i in range(j):
-                        for lane in range(tangent.shape[2]):
-                            dot = 0.0
-                            for s in range(size):
-                                dot += tangent[i, s, lane] * work[s, lane]
-                            for s in range(size):
-                                work[s, lane] -= dot * tangent[i, s, lane]
-                    for lane in range(tangent.shape[2]):
-                        norm = 0.0
+                            dot += tangent[i, s, lane] * work[s, lane]
                         for s in range(size):
-                            norm += work[s, lane] * work[s, lane]
-                        norm = math.sqrt(norm)
-                        scale = 1.0 / norm if norm > 0.0 else 1.0
-                        for s in range(size):
-                            tangent[j, s, lane] = work[s, lane] * scale
-                        work[size, lane] = norm
-                    for lane in range(tangent.shape[2]):
-                        norm = work[size, lane]
-                        log_norms[j, lane] += log(norm)
-        else:           # run-time sizes: the sums accumulate lane by lane in ``work``
-            def orthonormalize(tangent, log_norms, work, n_entries):
-                """``orthonormalize`` of ``n_entries`` entries: the same sums, lane by lane."""
-                n = n_entries
-                n_lanes = tangent.shape[2]
-                last = work[n]          # per lane: the running dot product, then the norm
-                for j in range(tangent.shape[0]):
-                    for s in range(n):
-                        for lane in range(n_lanes):
-                            work[s, lane] = tangent[j, s, lane]
-                    for i in range(j):
-                        for lane in range(n_lanes):
-                            last[lane] = 0.0
-                        for s in range(n):
-                            for lane in range(n_lanes):
-                                last[lane] += tangent[i, s, lane] * work[s, lane]
-                        for s in range(n):
-                            for lane in range(n_lanes):
-                                work[s, lane] -= last[lane] * tangent[i, s, lane]
-                    for lane in range(n_lanes):
-                        last[lane] = 0.0
-                    for s in range(n):
-                        for lane in range(n_lanes):
-                            last[lane] += work[s, lane] * work[s, lane]
-                    for lane in range(n_lanes):
-                        last[lane] = math.sqrt(last[lane])
-                    for s in range(n):
-                        for lane in range(n_lanes):
-                            tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
-                    for lane in range(n_lanes):
-                        log_norms[j, lane] += log(last[lane])
+                            work[s, lane] -= dot * tangent[i, s, lane]
+                for lane in range(tangent.shape[2]):
+                    norm = 0.0
+                    for s in range(size):
+                        norm += work[s, lane] * work[s, lane]
+                    norm = math.sqrt(norm)
+                    scale = 1.0 / norm if norm > 0.0 else 1.0
+                    for s in range(size):
+                        tangent[j, s, lane] = work[s, lane] * scale
+                    work[size, lane] = norm
+                for lane in range(tangent.shape[2]):
+                    norm = work[size, lane]
+                    log_norms[j, lane] += log(norm)
 
         orthonormalize.__qualname__ += f"[{size}]"      # one symbol and cache entry per size
         return jit(orthonormalize)
 
-    orthonormalize_window = orthonormalizer(SIZE)
-    # run-time sizes: one function for both (a second one would share its name and cache entry)
-    orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED) if SIZE > 0 else orthonormalize_window
+    if SIZE > 0:
+        orthonormalize_window = orthonormalizer(SIZE)
+        orthonormalize_controlled = orthonormalizer(SIZE_CONTROLLED)
+    else:       # run-time sizes: one function, the sizes its argument (.lane_sums)
+        orthonormalize_window = orthonormalize_controlled = lane_sums.orthonormalizer(jit, log)
 
     @jit
     def start_tangents(tangent, head, att_ring):

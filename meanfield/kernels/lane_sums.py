@@ -1,0 +1,199 @@
+"""Run-time sizes (docs/model.md §3.3, "Sizes"): the step functions of :mod:`.step` that sum over features, sign
+classes or window rows, written for L, M, J read from the arrays' shapes. Each sum accumulates in an array, one lane
+per element, with the loop over lanes innermost, so that LLVM vectorises it without constant sizes (the
+fixed-size functions of :mod:`.step` keep their sums in registers over unrolled loops instead). Each lane adds the
+same terms in the same order as there: the same bits. Arguments and results as the functions of the same names in
+:mod:`.step`; :func:`.step.build_steps` uses these when it is given sizes of 0.
+"""
+import math
+
+from ..model import layout
+
+
+def token_sums(jit, tanh, slot_of, softmax_weights):
+    """``token_fields`` and ``attend`` (docs/model.md §3, steps 1-5), calling ``slot_of`` (the ring index) and
+    ``softmax_weights`` of :func:`.step.token_stage`."""
+    F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
+    P_BETA, P_GAMMA, P_W, P_W_MO_SE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_W_MO_SE
+
+    @jit
+    def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
+        """``token_fields`` with the sizes read from the arrays: the same sums, lane by lane."""
+        n_feat = att_ring.shape[1]
+        n_pat = signs.shape[0]
+        n_lanes = h.shape[1]
+        for j in range(n_pat):
+            for lane in range(n_lanes):
+                h[j, lane] = 0.0
+            for b in range(n_feat):
+                sign = signs[j, b]
+                for lane in range(n_lanes):
+                    h[j, lane] += sign * att_ring[slot, b, lane]
+            for lane in range(n_lanes):
+                h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
+        for a in range(n_feat):
+            for lane in range(n_lanes):
+                fields[F_O, a, lane] = 0.0
+                fields[F_V, a, lane] = 0.0
+                fields[F_Q, a, lane] = 0.0
+                fields[F_K, a, lane] = 0.0
+            for j in range(n_pat):
+                c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
+                for lane in range(n_lanes):
+                    fields[F_O, a, lane] += c_o * h[j, lane]
+                    fields[F_V, a, lane] += c_v * h[j, lane]
+                    fields[F_Q, a, lane] += c_q * h[j, lane]
+                    fields[F_K, a, lane] += c_k * h[j, lane]
+            for lane in range(n_lanes):
+                w = params[P_W, lane]
+                semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
+                fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
+                fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
+                fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
+                fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
+
+    @jit
+    def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):
+        """``attend`` with the sizes read from the arrays: the same sums, lane by lane."""
+        n_rows = v_ring.shape[0]
+        n_feat = v_ring.shape[1]
+        n_lanes = p.shape[1]
+        top, total = softmax[0], softmax[1]
+        for lane in range(n_lanes):
+            top[lane] = -math.inf
+            total[lane] = 0.0
+        for d in range(n_rows):
+            slot = slot_of(head, d, n_rows)
+            for lane in range(n_lanes):
+                p[d, lane] = 0.0
+            for b in range(n_feat):
+                for lane in range(n_lanes):
+                    p[d, lane] += fields[F_Q, b, lane] * k_ring[slot, b, lane]
+            for lane in range(n_lanes):
+                score = params[P_GAMMA, lane] * p[d, lane] if d < depth[lane] else -math.inf
+                p[d, lane] = score
+                top[lane] = max(top[lane], score)
+        softmax_weights(p, top, total, n_rows)
+        for a in range(n_feat):
+            for lane in range(n_lanes):
+                att_new[a, lane] = 0.0
+            for d in range(n_rows):
+                slot = slot_of(head, d, n_rows)
+                for lane in range(n_lanes):
+                    att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
+
+    return token_fields, attend
+
+
+def tangent_sums(jit, leaf_jit, slot_of):
+    """``token_jacobian``, ``attention_gradient`` (docs/model.md §4) and ``tangent_row`` (compiled with
+    ``leaf_jit``: inlined into ``tangent_push`` on the CPU)."""
+    F_Q = layout.F_Q
+    P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
+
+    @jit
+    def token_jacobian(coef, f, signs, params, h, out, slot):
+        """``token_jacobian`` with the sizes read from the arrays: the same sums, lane by lane."""
+        n_feat = out.shape[1]
+        n_pat = signs.shape[0]
+        n_lanes = h.shape[1]
+        for a in range(n_feat):
+            for b in range(n_feat):
+                for lane in range(n_lanes):
+                    out[slot, a, b, lane] = 0.0
+                for j in range(n_pat):
+                    c, sign = coef[f, j, a], signs[j, b]
+                    for lane in range(n_lanes):
+                        out[slot, a, b, lane] += c * (params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])) * sign
+                for lane in range(n_lanes):
+                    out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
+
+    @jit
+    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
+        """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane."""
+        n_rows = v_ring.shape[0]
+        n_feat = v_ring.shape[1]
+        n_lanes = p.shape[1]
+        for d in range(n_rows):
+            slot = slot_of(head, d, n_rows)
+            for b in range(n_feat):
+                q_dk = work[0]
+                for lane in range(n_lanes):
+                    q_dk[lane] = 0.0
+                for c in range(n_feat):
+                    for lane in range(n_lanes):
+                        q_dk[lane] += fields[F_Q, c, lane] * dk_ring[slot, c, b, lane]
+                for a in range(n_feat):
+                    for lane in range(n_lanes):
+                        centred = v_ring[slot, a, lane] - att_new[a, lane]
+                        grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane]
+                                                            + centred * params[P_GAMMA, lane] * q_dk[lane])
+        acc, k_dq = work[0], work[1]
+        for a in range(n_feat):
+            for b in range(n_feat):
+                for lane in range(n_lanes):
+                    acc[lane] = 0.0
+                for e in range(n_rows):
+                    slot = slot_of(head, e, n_rows)
+                    for lane in range(n_lanes):
+                        k_dq[lane] = 0.0
+                    for c in range(n_feat):
+                        for lane in range(n_lanes):
+                            k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                    for lane in range(n_lanes):
+                        acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
+                for lane in range(n_lanes):
+                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
+
+    @leaf_jit
+    def tangent_row(grad, tangent, j, head, new_row):
+        n_rows, n_feat, n_lanes = grad.shape[0], grad.shape[1], new_row.shape[1]
+        for a in range(n_feat):
+            for lane in range(n_lanes):
+                new_row[a, lane] = 0.0
+            for d in range(n_rows):
+                base = slot_of(head, d, n_rows) * n_feat
+                for b in range(n_feat):
+                    for lane in range(n_lanes):
+                        new_row[a, lane] += grad[d, a, b, lane] * tangent[j, base + b, lane]
+
+    return token_jacobian, attention_gradient, tangent_row
+
+
+def orthonormalizer(jit, log):
+    """``orthonormalize(tangent, log_norms, work, n_entries)``: the QR of docs/model.md §4.2 on vectors of
+    ``n_entries`` entries."""
+
+    def orthonormalize(tangent, log_norms, work, n_entries):
+        """Modified Gram-Schmidt, one pass; row ``n_entries`` of ``work`` takes the running dot products, then
+        the norm (:func:`.step.lyapunov_stage`'s ``orthonormalize``)."""
+        n = n_entries
+        n_lanes = tangent.shape[2]
+        last = work[n]          # per lane: the running dot product, then the norm
+        for j in range(tangent.shape[0]):
+            for s in range(n):
+                for lane in range(n_lanes):
+                    work[s, lane] = tangent[j, s, lane]
+            for i in range(j):
+                for lane in range(n_lanes):
+                    last[lane] = 0.0
+                for s in range(n):
+                    for lane in range(n_lanes):
+                        last[lane] += tangent[i, s, lane] * work[s, lane]
+                for s in range(n):
+                    for lane in range(n_lanes):
+                        work[s, lane] -= last[lane] * tangent[i, s, lane]
+            for lane in range(n_lanes):
+                last[lane] = 0.0
+            for s in range(n):
+                for lane in range(n_lanes):
+                    last[lane] += work[s, lane] * work[s, lane]
+            for lane in range(n_lanes):
+                last[lane] = math.sqrt(last[lane])
+            for s in range(n):
+                for lane in range(n_lanes):
+                    tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
+            for lane in range(n_lanes):
+                log_norms[j, lane] += log(last[lane])
+
+    return jit(orthonormalize)
