@@ -109,8 +109,11 @@ def tangent_sums(jit, leaf_jit, slot_of):
                     out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
 
     @jit
-    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
-        """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane."""
+    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work,
+                           rows):
+        """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane, the query's
+        term for all output features at once (``rows`` (M, lanes) holds them; k·dq is formed once per row and
+        input feature instead of once per output feature)."""
         n_rows = v_ring.shape[0]
         n_feat = v_ring.shape[1]
         n_lanes = p.shape[1]
@@ -128,22 +131,24 @@ def tangent_sums(jit, leaf_jit, slot_of):
                         centred = v_ring[slot, a, lane] - att_new[a, lane]
                         grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane]
                                                             + centred * params[P_GAMMA, lane] * q_dk[lane])
-        acc, k_dq = work[0], work[1]
-        for a in range(n_feat):
-            for b in range(n_feat):
+        k_dq = work[1]
+        for b in range(n_feat):
+            for a in range(n_feat):
                 for lane in range(n_lanes):
-                    acc[lane] = 0.0
-                for e in range(n_rows):
-                    slot = slot_of(head, e, n_rows)
-                    for lane in range(n_lanes):
-                        k_dq[lane] = 0.0
-                    for c in range(n_feat):
-                        for lane in range(n_lanes):
-                            k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
-                    for lane in range(n_lanes):
-                        acc[lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
+                    rows[a, lane] = 0.0
+            for e in range(n_rows):
+                slot = slot_of(head, e, n_rows)
                 for lane in range(n_lanes):
-                    grad[0, a, b, lane] += params[P_GAMMA, lane] * acc[lane]
+                    k_dq[lane] = 0.0
+                for c in range(n_feat):
+                    for lane in range(n_lanes):
+                        k_dq[lane] += k_ring[slot, c, lane] * dq[0, c, b, lane]
+                for a in range(n_feat):
+                    for lane in range(n_lanes):
+                        rows[a, lane] += p[e, lane] * (v_ring[slot, a, lane] - att_new[a, lane]) * k_dq[lane]
+            for a in range(n_feat):
+                for lane in range(n_lanes):
+                    grad[0, a, b, lane] += params[P_GAMMA, lane] * rows[a, lane]
 
     @leaf_jit
     def tangent_row(grad, tangent, j, head, new_row):

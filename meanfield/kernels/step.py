@@ -330,9 +330,10 @@ def tangent_stage(jit, leaf_jit, L, M, J, tokens):
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
-        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
+        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work,
+                               rows):
             """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
-            (2, lanes) is scratch (run-time sizes).
+            (2, lanes) and ``rows`` (M, lanes) are scratch (for the run-time sizes' form).
 
             Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
             ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
@@ -548,7 +549,7 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
         token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
         raw = ctrl[C_RAW] if controlled else scratch.att_new
         attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
-                           scratch.dq, head, scratch.p, raw, scratch.grad, scratch.softmax)
+                           scratch.dq, head, scratch.p, raw, scratch.grad, scratch.softmax, scratch.new_row)
         tangent = scratch.tangent
         tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
         n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
