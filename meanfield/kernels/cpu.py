@@ -195,7 +195,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             att_new[:] = ctrl[C_RAW]
         grad = np.empty((L, M, M, 1))
         attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad,
-                           np.empty((2, 1)), np.empty((M, 1)))
+                           np.empty((M + 2, 1)))
         return grad
 
     @_cached(tag)

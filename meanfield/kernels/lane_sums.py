@@ -109,10 +109,9 @@ def tangent_sums(jit, leaf_jit, slot_of):
                     out[slot, a, b, lane] = params[P_W, lane] * out[slot, a, b, lane]
 
     @jit
-    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work,
-                           rows):
+    def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
         """``attention_gradient`` with the sizes read from the arrays: the same sums, lane by lane, the query's
-        term for all output features at once (``rows`` (M, lanes) holds them; k·dq is formed once per row and
+        term for all output features at once (in rows 2 .. M + 1 of ``work``: k·dq is formed once per row and
         input feature instead of once per output feature)."""
         n_rows = v_ring.shape[0]
         n_feat = v_ring.shape[1]
@@ -131,7 +130,7 @@ def tangent_sums(jit, leaf_jit, slot_of):
                         centred = v_ring[slot, a, lane] - att_new[a, lane]
                         grad[d, a, b, lane] = p[d, lane] * (dv_ring[slot, a, b, lane]
                                                             + centred * params[P_GAMMA, lane] * q_dk[lane])
-        k_dq = work[1]
+        k_dq, rows = work[1], work[2:2 + n_feat]
         for b in range(n_feat):
             for a in range(n_feat):
                 for lane in range(n_lanes):

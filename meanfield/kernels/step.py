@@ -330,10 +330,9 @@ def tangent_stage(jit, leaf_jit, L, M, J, tokens):
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
-        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work,
-                               rows):
+        def attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, head, p, att_new, grad, work):
             """grad[d, a, b] = ∂a_new[a]/∂A[d, b] over a full window (docs/model.md §4, chain rule); ``work``
-            (2, lanes) and ``rows`` (M, lanes) are scratch (for the run-time sizes' form).
+            (at least M + 2, lanes) is scratch for the run-time sizes' form.
 
             Row d enters through its value and key, ∂a/∂m^v[d] = p[d] and ∂a/∂s[d] = p[d](m^v[d] - a) with
             ∂s[d]/∂m^k[d] = γ m^q; the newest row also enters through the query, ∂s[e]/∂m^q = γ m^k[e].
@@ -549,7 +548,7 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
         token_jacobian(shared.coef, F_Q, shared.signs, params, scratch.h, scratch.dq, 0)
         raw = ctrl[C_RAW] if controlled else scratch.att_new
         attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
-                           scratch.dq, head, scratch.p, raw, scratch.grad, scratch.softmax, scratch.new_row)
+                           scratch.dq, head, scratch.p, raw, scratch.grad, scratch.qr_work)   # free until the QR
         tangent = scratch.tangent
         tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
         n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
