@@ -157,13 +157,14 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns."""
         width = tiles.params.shape[2]
         n_rows, n_feat, n_pat = tiles.att.shape[1], tiles.att.shape[2], shared.signs.shape[0]
-        n_entries = (n_rows + 2) * n_feat
+        n_entries, n_vec = (n_rows + 2) * n_feat, out.block_sums.shape[2]
+        jac_rows, jac_feat = (n_rows, n_feat) if n_vec > 0 else (1, 1)
         for tile in range(first, stop):
             lanes = slice(tile * width, (tile + 1) * width)
             run_tile(shared, TileInput(tiles.params[tile], tiles.pe0[tile], tiles.att[tile].copy(),
                                        tiles.depth[tile].copy(), tiles.ctrl[tile].copy(), tiles.controlled[tile]),
-                     new_scratch(width, max(out.block_sums.shape[2], 1), n_rows, n_feat, n_pat, n_entries,
-                                 n_entries + 1),
+                     new_scratch(width, max(n_vec, 1), n_rows, n_feat, n_pat, n_entries, n_entries + 1,
+                                 jac_rows, jac_feat),
                      TileOutput(out.records[..., lanes], out.block_sums[tile], out.stats[tile], out.final_att[tile],
                                 out.final_depth[tile], out.final_ctrl[tile]))
 

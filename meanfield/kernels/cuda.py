@@ -38,6 +38,25 @@ except ImportError:  # pragma: no cover - the GPU extra is not installed
 THREADS_PER_BLOCK = 128
 #: Dtypes a batch can run in (float64 by default, float32 only where asked).
 DTYPES = ("float64", "float32")
+#: The most local memory a CUDA thread may use (512 KiB on every compute capability numba-cuda supports).
+LOCAL_BYTES_LIMIT = 512 * 1024
+
+
+def jacobian_sizes(ring: int, n_feat: int, n_vec: int) -> tuple[int, int]:
+    """Rows and features of the token Jacobians' scratch: (L, M) with exponents, (1, 1) without (unread)."""
+    return (ring, n_feat) if n_vec > 0 else (1, 1)
+
+
+def local_bytes(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str) -> int:
+    """Bytes of per-thread local memory :func:`point_kernel` allocates: the window, control rows and depth, and
+    the scratch of ``new_scratch`` (:class:`~meanfield.model.layout.TileScratch`) for one lane."""
+    L, M, n_entries = ring, n_feat, (ring + 2) * n_feat
+    jac_rows, jac_feat = jacobian_sizes(ring, n_feat, n_vec)
+    values = (L * M + CTRL_ROWS * M                                       # window and control rows
+              + 4 * L * M + n_patterns + 4 * M + M + 2 * L * M + L + M   # fields, rings, weights, new row
+              + (3 * jac_rows + 1) * jac_feat * jac_feat                   # token Jacobians, window gradient
+              + max(n_vec, 1) * n_entries + M + 2 + 1 + n_entries + 1)    # tangents, new row, softmax, QR
+    return values * np.dtype(dtype).itemsize + 8                          # + the depth (int64)
 
 
 def simulator_enabled() -> bool:
@@ -165,6 +184,7 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
     # closure constants: local array shapes must be literal
     vectors, n_entries = max(n_vec, 1), (ring + 2) * n_feat
     qr_rows = n_entries + 1
+    jac_rows, jac_feat = jacobian_sizes(ring, n_feat, n_vec)
 
     @cuda.jit
     def kernel(shared, points, out):
@@ -181,11 +201,23 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
             depth[0] = points.depth[i]
             tile = TileInput(points.params[:, i:i + 1], points.pe0[:, :, i:i + 1], att_ring, depth, ctrl,
                              points.controlled[i])
-            run_tile(shared, tile, new_scratch(1, vectors, ring, n_feat, n_patterns, n_entries, qr_rows),
+            run_tile(shared, tile, new_scratch(1, vectors, ring, n_feat, n_patterns, n_entries, qr_rows, jac_rows,
+                                                 jac_feat),
                      TileOutput(out.records[:, :, :, i:i + 1], out.block_sums[:, :, i:i + 1], out.stats[:, i:i + 1],
                                 out.final_att[:, :, i:i + 1], out.final_depth[i:i + 1], out.final_ctrl[:, :, i:i + 1]))
 
     return kernel
+
+
+def check_local_memory(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str) -> None:
+    """BackendError (before compiling) when one point's local memory (:func:`local_bytes`) passes the device's
+    per-thread limit: the token Jacobians of the tangent map grow as L·M², so exponents at M = 64, L = 16 run
+    only on the CPU."""
+    need = local_bytes(ring, n_feat, n_patterns, n_vec, dtype)
+    if need > LOCAL_BYTES_LIMIT:
+        raise BackendError(f"backend = 'cuda': M = {n_feat}, L = {ring} with {n_vec} exponents needs {need / 1024:.0f} "
+                           f"KiB of memory per point, a GPU thread has at most {LOCAL_BYTES_LIMIT // 1024} KiB; "
+                           "use backend = 'cpu' (or no exponents)")
 
 
 def check_dtype(dtype) -> str:
@@ -231,6 +263,7 @@ def run_batch_device(batch: Batch, dtype="float64") -> TileOutput:
     require_cuda()
     dtype = check_dtype(dtype)
     n_points, ring, n_feat = batch.att0.shape
+    check_local_memory(ring, n_feat, batch.signs.shape[0], int(batch.n_exponents), dtype)
     cast = (lambda a: to_device(np.asarray(a, dtype=dtype)))
     params = np.asarray(batch.params, dtype=dtype)
     points = TileInput(to_device(np.transpose(params)), cast(np.moveaxis(batch.pe0, 0, -1)),
@@ -252,7 +285,7 @@ def run_batch_device(batch: Batch, dtype="float64") -> TileOutput:
             kernel[(n_points + threads - 1) // threads, threads](shared, points, out)
             cuda.synchronize()
         except Exception as exc:
-            if type(exc).__module__.startswith(("numba.cuda.cudadrv", "numba_cuda", "cupy")):
+            if type(exc).__module__.startswith(("numba.cuda.cudadrv", "numba_cuda", "cupy", "cuda.")):
                 raise BackendError(f"backend = 'cuda': the kernel failed on the device ({exc})") from exc
             raise
     return out

@@ -767,26 +767,28 @@ def scratch_stage():
     """The scratch allocator (sizes are its arguments); returns a :class:`ScratchStage`."""
 
     def scratch_allocator(array, dtype, allocator_jit):
-        """``new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows)``: the
+        """``new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, jac_rows, jac_feat)``: the
         :class:`~meanfield.model.layout.TileScratch` of a tile of ``lanes`` lanes, ``vectors`` tangent vectors of
         ``n_entries`` = L·M + 2M entries (whether or not the tile is controlled; the window's L·M come first) and
-        ``qr_rows`` = ``n_entries`` + 1 rows of QR work, for L = ``n_rows``, M = ``n_feat``, J = ``n_pat``; every
-        array made by ``array(shape, dtype)`` and the function compiled with ``allocator_jit``: ``numpy.empty`` on
-        the CPU; on CUDA a per-thread local array, whose shape must be a compile-time constant, so there
-        ``new_scratch`` is inlined (numba IR) into a caller that passes every size as a literal (hence the two
-        derived sizes among the arguments: an expression would not be one). ``run_tile`` takes the number of
-        exponents from the output's block sums: a batch without exponents allocates 1 vector (a GPU rejects
-        empty local arrays)."""
+        ``qr_rows`` = ``n_entries`` + 1 rows of QR work, for L = ``n_rows``, M = ``n_feat``, J = ``n_pat``; the
+        token Jacobians and the window gradient are (``jac_rows``, ``jac_feat``, ``jac_feat``): (L, M, M) when
+        exponents are computed, (1, 1, 1) otherwise (they are read only by the tangent map; at M = 64, L = 16 the
+        four would take 1.5 MiB a lane). Every array is made by ``array(shape, dtype)`` and the function compiled
+        with ``allocator_jit``: ``numpy.empty`` on the CPU; on CUDA a per-thread local array, whose shape must be
+        a compile-time constant, so there ``new_scratch`` is inlined (numba IR) into a caller that passes every
+        size as a literal (hence the derived sizes among the arguments: an expression would not be one).
+        ``run_tile`` takes the number of exponents from the output's block sums: a batch without exponents
+        allocates 1 vector (a GPU rejects empty local arrays)."""
 
         @allocator_jit
-        def new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows):
+        def new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, jac_rows, jac_feat):
             return layout.TileScratch(
                 array((4, n_rows, n_feat, lanes), dtype), array((n_pat, lanes), dtype),
                 array((4, n_feat, lanes), dtype), array((n_feat, lanes), dtype),
                 array((n_rows, n_feat, lanes), dtype), array((n_rows, n_feat, lanes), dtype),
                 array((n_rows, lanes), dtype), array((n_feat, lanes), dtype),
-                array((n_rows, n_feat, n_feat, lanes), dtype), array((n_rows, n_feat, n_feat, lanes), dtype),
-                array((1, n_feat, n_feat, lanes), dtype), array((n_rows, n_feat, n_feat, lanes), dtype),
+                array((jac_rows, jac_feat, jac_feat, lanes), dtype), array((jac_rows, jac_feat, jac_feat, lanes), dtype),
+                array((1, jac_feat, jac_feat, lanes), dtype), array((jac_rows, jac_feat, jac_feat, lanes), dtype),
                 array((vectors, n_entries, lanes), dtype), array((n_feat, lanes), dtype), array((2, lanes), dtype),
                 array((lanes,), dtype), array((qr_rows, lanes), dtype))
 

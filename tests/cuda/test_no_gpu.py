@@ -78,3 +78,29 @@ def test_float32_check_helpers():
     y[0, 3, 1] = 1e-2
     y[1, 0, 0] = np.nan
     assert list(divergence_steps(x, y, 1e-3)) == [3, 0, -1]
+
+
+@pytest.mark.parametrize("ring, n_feat, n_patterns, n_vec", [(4, 3, 4, 12), (4, 3, 4, 0), (16, 64, 128, 0),
+                                                             (16, 64, 128, 8)])
+def test_local_bytes_counts_the_allocated_arrays(ring, n_feat, n_patterns, n_vec):
+    """The per-thread memory that the launch check counts is what the shared allocator makes for one lane (numpy
+    arrays here, local arrays on a GPU) plus the kernel's own window, control rows and depth."""
+    from meanfield.kernels.cuda import jacobian_sizes, local_bytes
+    from meanfield.kernels.step import scratch_stage
+    from meanfield.model.layout import CTRL_ROWS
+
+    n_entries = (ring + 2) * n_feat
+    scratch = scratch_stage().scratch_allocator(np.empty, np.float64, lambda f: f)(
+        1, max(n_vec, 1), ring, n_feat, n_patterns, n_entries, n_entries + 1, *jacobian_sizes(ring, n_feat, n_vec))
+    own = np.empty((ring, n_feat)).nbytes + np.empty((CTRL_ROWS, n_feat)).nbytes + 8
+    assert local_bytes(ring, n_feat, n_patterns, n_vec, "float64") == sum(a.nbytes for a in scratch) + own
+
+
+def test_launch_too_big_for_a_gpu_thread_is_refused():
+    """Exponents at M = 64, L = 16 need the (L, M, M) token Jacobians: 1.6 MiB a point, past a GPU thread's 512 KiB
+    (the device's launch failed with CUDA_ERROR_INVALID_VALUE); without exponents the same model fits."""
+    from meanfield.kernels.cuda import check_local_memory
+
+    check_local_memory(16, 64, 128, 0, "float64")
+    with pytest.raises(BackendError, match=r"M = 64, L = 16 with 8 exponents needs 1\d{3} KiB.*512 KiB"):
+        check_local_memory(16, 64, 128, 8, "float64")
