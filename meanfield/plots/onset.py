@@ -8,9 +8,10 @@ from .style import legend_outside, paper_style, plt
 
 
 @paper_style
-def onset_figure(dataset, path=None):
+def onset_figure(dataset, path=None, guide_from: int = 12):
     """β_c against M (log axis) per L, error bars over seeds; open markers where some seeds have no onset in
-    the interval. Saved to ``path`` when given; returns the figure."""
+    the interval; a dashed c/√M guide, c the mean of β_c·√M over the onsets at M ≥ ``guide_from`` (docs/onset.md
+    §4). Saved to ``path`` when given; returns the figure."""
     fig, ax = plt.subplots(figsize=(4.2, 3.0), layout="constrained")
     features = dataset.features.values
     colors = plt.cm.viridis(np.linspace(0.0, 0.85, dataset.sizes["contexts"]))
@@ -25,6 +26,12 @@ def onset_figure(dataset, path=None):
                     label=f"$L = {context}$")
         partial = (count > 0) & (count < beta.shape[1])
         ax.plot(features[partial], mean[partial], "o", ms=7, mfc="none", color=color)
+    large = dataset.features.values >= guide_from
+    scaled = (dataset.beta_c * np.sqrt(dataset.features)).values[large]
+    if np.isfinite(scaled).any():
+        c = float(np.nanmean(scaled))
+        ax.plot(features, c / np.sqrt(features), "--", lw=0.9, color="0.4",
+                label=rf"${c:.1f}/\sqrt{{M}}$ (M $\geq$ {guide_from})")
     ax.set_xscale("log", base=2)
     ax.set_xticks(features, [str(m) for m in features])
     ax.set_xlabel("features $M$")

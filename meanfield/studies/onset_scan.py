@@ -125,6 +125,7 @@ def run_study(study: OnsetStudy, output: str, progress: bool = True):
     from .onset import UnstableStart, rest_onset
 
     journal = f"{output}.partial.jsonl"
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     done = _journal_rows(journal)
     tasks = study.tasks()
     start = time.monotonic()
