@@ -4,9 +4,9 @@ The map of docs/model.md §3 is forced by the positional encoding: the PE window
 does not depend on the attention window A, so the continuous state is A (L·M numbers, row-major) and step t
 applies the map F_{t mod L}(A) = A' of the PE phase Π_t = Π_0 rotated t times. A cycle of A whose period q
 locks to the forcing is a fixed point of the N-step map with N = lcm(q, L): the multiple-shooting Newton of
-:mod:`meanfield.analysis.orbits` runs over N points, point i with the map of phase i. The images are the
-plain-numpy transcription of the map (:func:`meanfield.model.equations.mean_field_step`), the Jacobians the
-kernels' analytic ∂A'/∂A (docs/model.md §4) — no finite differences in the state. The parameter derivative
+:mod:`meanfield.analysis.orbits` runs over N points, point i with the map of phase i. The images and the
+analytic Jacobians ∂A'/∂A (docs/model.md §4) of all N points come from one call of the compiled kernels
+(:func:`meanfield.kernels.cpu.images_and_jacobians`) — no finite differences in the state. The parameter derivative
 used by the continuation's predictor is a central difference (docs/bifurcations.md §2).
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .analysis.maps import Map
 from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
 from .model.equations import mean_field_step, step_tables
+from .model.layout import map_tables, point_parameters
 from .model.spec import SCALAR_PARAMETERS, Control, ModelSpec
 from .model.state import State
 from .progress import SpanBar
@@ -45,24 +46,22 @@ def attention_family(model: ModelSpec, parameter: str | tuple | None, pe0: np.nd
     """``family(value)`` → ``evaluate(points)`` for :mod:`meanfield.analysis.orbits`: point i of an orbit is
     the window A (flattened) at PE phase i, mapped with ``model`` at ``parameter = value`` (a tuple of names
     takes a tuple of values)."""
-    from .kernels.cpu import attention_jacobian
+    from .kernels.cpu import images_and_jacobians
 
     shape = (model.context, model.n_features)
-    phases = [np.ascontiguousarray(np.roll(pe0, i, axis=0)) for i in range(model.context)]
+    phases = np.stack([np.roll(pe0, i, axis=0) for i in range(model.context)])
+    shared = map_tables(model)                  # the scalar parameters leave the tables unchanged
 
     def family(value=None):
         names = (parameter,) if isinstance(parameter, str) else parameter
         values = (value,) if isinstance(parameter, str) else value
         at_value = model if parameter is None else model.replace(**dict(zip(names, values)))
-        tables = step_tables(at_value)
+        tables = (*shared, point_parameters(at_value))
 
         def evaluate(points, with_images=True):
-            images, jacobians = np.empty_like(points), np.empty(points.shape + (points.shape[1],))
-            for i, flat in enumerate(points):
-                att, pe = flat.reshape(shape), phases[i % len(phases)]
-                if with_images:
-                    images[i] = mean_field_step(at_value, att, pe, tables)[0].ravel()
-                jacobians[i] = attention_jacobian(*tables, pe, att)
+            n = points.shape[0]
+            images, jacobians = images_and_jacobians(*tables, phases[np.arange(n) % len(phases)],
+                                                     points.reshape(n, *shape))
             return (images if with_images else None), jacobians
 
         return evaluate

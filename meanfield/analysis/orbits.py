@@ -111,12 +111,17 @@ def numba_family(step, jacobian, params: np.ndarray, parameter_index: int | None
 
 
 def shooting_matrix(jacobians: np.ndarray) -> sp.csc_matrix:
-    """∂G/∂(x_0 … x_{p−1}) of the multiple-shooting equations: J_i on the diagonal, −I at block (i, i+1)."""
+    """∂G/∂(x_0 … x_{p−1}) of the multiple-shooting equations: J_i on the diagonal, −I at block (i, i+1) (built
+    from index arrays: one call, whatever p; the structural zeros of J_i are left out)."""
     p, n, _ = jacobians.shape
-    diagonal = sp.block_diag(list(jacobians), format="csr")
-    shift = sp.kron(sp.csr_matrix((np.ones(p), (np.arange(p), (np.arange(p) + 1) % p)), shape=(p, p)),
-                    sp.identity(n))
-    return (diagonal - shift).tocsc()
+    offsets = np.arange(p)[:, None, None] * n
+    rows = np.broadcast_to(offsets + np.arange(n)[None, :, None], jacobians.shape)
+    cols = np.broadcast_to(offsets + np.arange(n)[None, None, :], jacobians.shape)
+    kept = jacobians != 0.0
+    shift_cols = ((np.arange(p)[:, None] + 1) % p * n + np.arange(n)[None, :]).ravel()
+    data = np.concatenate([jacobians[kept], -np.ones(p * n)])
+    index = (np.concatenate([rows[kept], np.arange(p * n)]), np.concatenate([cols[kept], shift_cols]))
+    return sp.csc_matrix((data, index), shape=(p * n, p * n))
 
 
 def solve(matrix: sp.spmatrix, rhs: np.ndarray) -> np.ndarray:

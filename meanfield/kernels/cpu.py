@@ -120,12 +120,13 @@ def _cached(tag, **options):
 class TileKernels(NamedTuple):
     """What :func:`tile_kernels` returns: ``steps``, the :class:`~meanfield.kernels.step.Steps` of
     :func:`~meanfield.kernels.step.build_steps`, and the CPU's own ``run_tiles`` (a range of tiles of a batch),
-    ``window_gradient`` and ``attention_jacobian`` (one point)."""
+    ``window_gradient`` and ``attention_jacobian`` (one point) and ``step_gradients`` (many points)."""
 
     steps: Steps
     run_tiles: Callable
     window_gradient: Callable
     attention_jacobian: Callable
+    step_gradients: Callable
 
 
 def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> TileKernels:
@@ -173,10 +174,11 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
     attention_gradient = steps.attention_gradient
 
     @_cached(tag)
-    def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
-        """grad[d] = ∂a_t/∂A[d] (L, M, M, 1) of one point (one lane: ``params`` (K, 1), ``pe0`` (L, P, 1),
-        ``att0`` (L, M, 1), a full window) as run_tile computes it (docs/model.md §4); with ``controlled``
-        the PID step runs first on ``ctrl`` (CTRL_ROWS, M, 1), which receives the clamp gate."""
+    def gradient_into(coef, signs, w_pe, params, pe0, att0, ctrl, controlled, grad, att_new):
+        """grad[d] = ∂a_t/∂A[d] into ``grad`` (L, M, M, 1) and the new row a_t into ``att_new`` (M, 1), of one
+        point (one lane: ``params`` (K, 1), ``pe0`` (L, P, 1), ``att0`` (L, M, 1), a full window) as run_tile
+        computes them (docs/model.md §4); with ``controlled`` the PID step runs first on ``ctrl``
+        (CTRL_ROWS, M, 1), which receives the clamp gate, and ``att_new`` is the raw output."""
         L, M, J = att0.shape[0], att0.shape[1], signs.shape[0]
         pe_terms = np.empty((4, L, M, 1))
         positional_terms(w_pe, params, pe0, pe_terms)
@@ -189,15 +191,29 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
             token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
         token_jacobian(coef, F_Q, signs, params, h, dq, 0)
-        p, att_new = np.empty((L, 1)), np.empty((M, 1))
+        p = np.empty((L, 1))
         attend(params, fields, v_ring, k_ring, 0, np.full(1, L), p, np.empty((2, 1)), att_new)
         if controlled:
             control_step(params, att0, 0, att_new, ctrl, np.empty(1))
             att_new[:] = ctrl[C_RAW]
-        grad = np.empty((L, M, M, 1))
         attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad,
                            np.empty((M + 2, 1)))
+
+    @_cached(tag)
+    def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
+        """``gradient_into``'s grad (L, M, M, 1) of one point (arguments as there)."""
+        L, M = att0.shape[0], att0.shape[1]
+        grad = np.empty((L, M, M, 1))
+        gradient_into(coef, signs, w_pe, params, pe0, att0, ctrl, controlled, grad, np.empty((M, 1)))
         return grad
+
+    @_cached(tag)
+    def step_gradients(coef, signs, w_pe, params, pe0s, atts, grads, news):
+        """``gradient_into`` of n uncontrolled points: ``pe0s`` (n, L, P, 1), ``atts`` (n, L, M, 1) full windows
+        into ``grads`` (n, L, M, M, 1) and ``news`` (n, M, 1)."""
+        ctrl = np.zeros((CTRL_ROWS, atts.shape[2], 1))
+        for i in range(atts.shape[0]):
+            gradient_into(coef, signs, w_pe, params, pe0s[i], atts[i], ctrl, False, grads[i], news[i])
 
     @_cached(tag)
     def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
@@ -214,7 +230,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             jac[i, i - M] = 1.0
         return jac
 
-    return TileKernels(steps, run_tiles, window_gradient, attention_jacobian)
+    return TileKernels(steps, run_tiles, window_gradient, attention_jacobian, step_gradients)
 
 
 def one_lane(params, pe, att):
@@ -228,6 +244,42 @@ def attention_jacobian(coef, signs, w_pe, params, pe, att):
     kernel = tile_kernels(att.shape[0], att.shape[1], signs.shape[0]).attention_jacobian
     return kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
                   *one_lane(params, pe, att))
+
+
+def images_and_jacobians(coef, signs, w_pe, params, pe, att) -> tuple[np.ndarray, np.ndarray]:
+    """The map's images A' (n, L·M) and Jacobians ∂A'/∂A (n, L·M, L·M) (row-major flattening) of n points
+    (``params`` (K,), ``pe`` (n, L, P), ``att`` (n, L, M), full windows, no control) in one compiled call: the first
+    block row is the attention gradient, the rest the shift (docs/model.md §4)."""
+    n, L, M = att.shape
+    kernel = tile_kernels(L, M, signs.shape[0]).step_gradients
+    grads, news = np.empty((n, L, M, M, 1)), np.empty((n, M, 1))
+    kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
+           np.ascontiguousarray(np.asarray(params, dtype=np.float64)[:, None]),
+           np.ascontiguousarray(pe[..., None], dtype=np.float64), np.ascontiguousarray(att[..., None], dtype=np.float64),
+           grads, news)
+    jacobians = np.zeros((n, L * M, L * M))
+    jacobians[:, :M, :] = grads[..., 0].transpose(0, 2, 1, 3).reshape(n, M, L * M)   # [a, d·M + b] = grad[d, a, b]
+    shifted = np.arange(M, L * M)
+    jacobians[:, shifted, shifted - M] = 1.0
+    images = np.concatenate([news[..., 0], att[:, :L - 1].reshape(n, -1)], axis=1)
+    return images, jacobians
+
+
+def _record_arrays(n_lanes: int, n_rows: int, n_sel: int, n_feat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The per-point records (n_lanes, rows, n_sel, M) and the kernel's view of them (rows, n_sel, M, n_lanes).
+    Records are written where they are returned (point-major; a tile's lanes are a strided view), so that long
+    trajectories are not copied once more. numba types that view by its layout: strided ('A') as a rule, but
+    contiguous when it is empty or holds one row of one observable — another type signature, another compilation
+    of the kernels. Those small cases get a view into a padded array (one more feature column, at least one row
+    and one observable), strided like every other run; the kernel writes only the rows and observables it was
+    asked for."""
+    records = np.empty((n_lanes, n_rows, n_sel, n_feat))
+    view = np.moveaxis(records, 0, -1)
+    if view.flags.c_contiguous or view.flags.f_contiguous:
+        padded = np.empty((n_lanes, max(n_rows, 1), max(n_sel, 1), n_feat + 1))
+        view = np.moveaxis(padded, 0, -1)[:, :, :n_feat]
+        records = padded[:, :n_rows, :n_sel, :n_feat]
+    return records, view
 
 
 def tile_width(n_points: int) -> int:
@@ -265,10 +317,8 @@ def run_batch(batch: Batch, width: int | None = None, math_library: str = "lane"
         a = np.asarray(a, dtype=dtype)[lanes]
         return np.ascontiguousarray(np.moveaxis(a.reshape((n_tiles, width) + a.shape[1:]), 1, -1))
 
-    # records are written where they are returned (point-major; the tile's lanes are a strided view), so that
-    # long trajectories are not copied once more
-    records = np.empty((len(lanes), batch.n_rows, len(batch.selection), n_feat))
-    out = TileOutput(np.moveaxis(records, 0, -1), np.zeros((n_tiles, batch.n_blocks, batch.n_exponents, width)),
+    records, records_view = _record_arrays(len(lanes), batch.n_rows, len(batch.selection), n_feat)
+    out = TileOutput(records_view, np.zeros((n_tiles, batch.n_blocks, batch.n_exponents, width)),
                      np.empty((n_tiles, 2, width)), np.empty((n_tiles, ring, n_feat, width)),
                      np.empty((n_tiles, width), dtype=np.int64), np.empty((n_tiles, CTRL_STATE_ROWS, n_feat, width)))
     scratch_rows = np.zeros((n_points, CTRL_ROWS - CTRL_STATE_ROWS, n_feat))
