@@ -120,13 +120,15 @@ def _cached(tag, **options):
 class TileKernels(NamedTuple):
     """What :func:`tile_kernels` returns: ``steps``, the :class:`~meanfield.kernels.step.Steps` of
     :func:`~meanfield.kernels.step.build_steps`, and the CPU's own ``run_tiles`` (a range of tiles of a batch),
-    ``window_gradient`` and ``attention_jacobian`` (one point) and ``step_gradients`` (many points)."""
+    ``window_gradient``, ``attention_jacobian`` and ``controlled_jacobian`` (one point) and ``step_gradients``
+    (many points)."""
 
     steps: Steps
     run_tiles: Callable
     window_gradient: Callable
     attention_jacobian: Callable
     step_gradients: Callable
+    controlled_jacobian: Callable
 
 
 def tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str = "lane") -> TileKernels:
@@ -230,7 +232,33 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
             jac[i, i - M] = 1.0
         return jac
 
-    return TileKernels(steps, run_tiles, window_gradient, attention_jacobian, step_gradients)
+    tangent_push = steps.tangent_push
+
+    @_cached(tag)
+    def controlled_jacobian(coef, signs, w_pe, params, pe0, att0, ctrl0):
+        """∂x'/∂x ((L+2)·M square) of the PID-controlled map of one point (arguments as ``window_gradient``,
+        ``ctrl0`` the (3, M) controller state): :mod:`meanfield.kernels.pid_tangent`, column by column with
+        the tangent step of the Lyapunov spectra."""
+        ring, n_feat = att0.shape[0], att0.shape[1]
+        ctrl = np.zeros((CTRL_ROWS, n_feat, 1))
+        ctrl[:CTRL_STATE_ROWS, :, 0] = ctrl0
+        grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
+        size = (ring + 2) * n_feat
+        tangent = np.zeros((size, size, 1))
+        for j in range(size):                   # head = 0: logical row d is ring slot d
+            tangent[j, j, 0] = 1.0
+        tangent_push(grad, tangent, 0, np.empty((n_feat, 1)), params, ctrl, True)
+        jac = np.zeros((size, size))
+        for j in range(size):
+            for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring
+                slot = d - 1 if d > 0 else ring - 1
+                for a in range(n_feat):
+                    jac[d * n_feat + a, j] = tangent[j, slot * n_feat + a, 0]
+            for s in range(ring * n_feat, size):
+                jac[s, j] = tangent[j, s, 0]
+        return jac
+
+    return TileKernels(steps, run_tiles, window_gradient, attention_jacobian, step_gradients, controlled_jacobian)
 
 
 def one_lane(params, pe, att):

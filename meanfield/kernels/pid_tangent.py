@@ -4,49 +4,17 @@ The controlled map (the control law of docs/model.md §5.1, :mod:`meanfield.kern
 x = [A row-major (L·M), I (M), e_prev (M)]. Its Jacobian is the shift register of docs/model.md §4 with the newest row
 δã = Σ_d ∂a/∂A[d]·δA[d] - (K_P + K_D) δA[0] + K_I δI' - K_D δe_prev, plus δI' = g (ρ δI - δA[0]) (g = 0 where
 the clamp is active, and δI' = 0 when K_I = 0) and δe' = -δA[0]. :func:`controlled_jacobian` builds it
-column by column with the kernels' own tangent step, so the tests that compare it with finite differences of
-:func:`meanfield.model.equations.controlled_step` check the code the Lyapunov spectra use.
+column by column with the kernels' own tangent step (``controlled_jacobian`` of
+:func:`meanfield.kernels.cpu.tile_kernels`, compiled once and cached), so the tests that compare it with finite
+differences of :func:`meanfield.model.equations.controlled_step` check the code the Lyapunov spectra use.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-from numba import njit
 
 from ..errors import ConfigError
-from ..model.layout import CTRL_ROWS, CTRL_STATE_ROWS, batch_parameters, control_start, map_tables
+from ..model.layout import batch_parameters, control_start, map_tables
 from ..model.state import State
-
-
-@functools.cache
-def _kernel(ring: int, n_feat: int, n_patterns: int):
-    """The Jacobian builder for L = ``ring``, M = ``n_feat``, J = ``n_patterns`` (one point as one lane)."""
-    from .cpu import tile_kernels
-    kernels = tile_kernels(ring, n_feat, n_patterns)
-    window_gradient, tangent_push = kernels.window_gradient, kernels.steps.tangent_push
-
-    @njit(error_model="numpy")
-    def kernel(coef, signs, w_pe, params, pe0, att0, ctrl0):
-        ctrl = np.zeros((CTRL_ROWS, n_feat, 1))
-        ctrl[:CTRL_STATE_ROWS, :, 0] = ctrl0
-        grad = window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, True)
-        size = (ring + 2) * n_feat
-        tangent = np.zeros((size, size, 1))
-        for j in range(size):                   # head = 0: logical row d is ring slot d
-            tangent[j, j, 0] = 1.0
-        tangent_push(grad, tangent, 0, np.empty((n_feat, 1)), params, ctrl, True)
-        jac = np.zeros((size, size))
-        for j in range(size):
-            for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring
-                slot = d - 1 if d > 0 else ring - 1
-                for a in range(n_feat):
-                    jac[d * n_feat + a, j] = tangent[j, slot * n_feat + a, 0]
-            for s in range(ring * n_feat, size):
-                jac[s, j] = tangent[j, s, 0]
-        return jac
-
-    return kernel
 
 
 def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
@@ -67,8 +35,8 @@ def controlled_jacobian(model, state: State, control=None) -> np.ndarray:
         raise ConfigError(f"control: shape {control.shape} is not allowed: must be (3, M) = (3, {model.n_features})")
     coef, signs, w_pe = map_tables(model)
     pe = state.pe if model.pe_bits else np.zeros((model.context, 0))
-    from .cpu import one_lane
-    kernel = _kernel(model.context, model.n_features, signs.shape[0])
+    from .cpu import one_lane, tile_kernels
+    kernel = tile_kernels(model.context, model.n_features, signs.shape[0]).controlled_jacobian
     return kernel(coef, signs, w_pe, *one_lane(params[0], pe, state.att), control)
 
 
