@@ -28,7 +28,7 @@ from .model.layout import map_tables, point_parameters
 from .model.spec import SCALAR_PARAMETERS, Control, ModelSpec
 from .model.state import State
 from .progress import SpanBar
-from .simulation import simulate_batch
+from .simulation import checkpoint_start, simulate_batch
 
 #: Steps iterated from the start before Newton (and before the period is detected): enough for the rest
 #: cycle of the paper model to settle from its checkpoint at β_o ≥ 1.2 (multiplier modulus ≤ 0.995 per L steps).
@@ -156,7 +156,7 @@ def periodic_orbit(model: ModelSpec | Map, state: State | None = None, period: i
         return map_periodic_orbit(model.step, model.jacobian, start,
                                   _map_period(model, start) if period is None else period, model.vector())
     if state is None:
-        state, transient = model.checkpoint, max(transient, TRANSIENT)
+        state, transient = checkpoint_start(model, "state"), max(transient, TRANSIENT)
     settled = _settle(model, state, int(transient))
     period = _detected_period(model, settled) if period is None else _locked_period(model, period)
     family = attention_family(model, None, _pe_window(model, settled))
@@ -277,7 +277,7 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
             found = locate_map_bifurcations(model.step, model.jacobian, start, n, model.index(parameter), (lo, hi),
                                             params=model.vector(), resolution=resolution, on_iterate=on_iterate)
             return Located([replace(point, parameter=parameter) for point in found], None)
-        settled = _settle(start_model, model.checkpoint if state is None else state, int(transient))
+        settled = _settle(start_model, checkpoint_start(model, "state") if state is None else state, int(transient))
         n = _detected_period(start_model, settled) if period is None else _locked_period(model, period)
         family = attention_family(model, parameter, _pe_window(model, settled))
         try:

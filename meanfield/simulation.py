@@ -136,12 +136,18 @@ def _check_record(record) -> np.ndarray:
     return np.array([OBSERVABLES.index(r) for r in record], dtype=np.int64)
 
 
+def checkpoint_start(model: ModelSpec, key: str = "start") -> State:
+    """The model's checkpoint, the default start of every tool; a ConfigError naming ``key`` when the model has
+    none (a model from weights: the random preset, ``from_weights``)."""
+    if model.checkpoint is None:
+        raise ConfigError(f"{key}: this model has no checkpoint; pass a State (explicit, token or continuation)")
+    return model.checkpoint
+
+
 def _start_arrays(model: ModelSpec, start, n_points: int):
     """Broadcast the start (None = the model's checkpoint, a State, or a list of n States) to kernel arrays."""
     if start is None:
-        if model.checkpoint is None:
-            raise ConfigError("start: this model has no checkpoint; pass a State (explicit, token or continuation)")
-        start = model.checkpoint
+        start = checkpoint_start(model)
     starts = [start] * n_points if isinstance(start, State) else list(start)
     if len(starts) != n_points or not all(isinstance(s, State) for s in starts):
         raise ConfigError(f"start: need one State or a list of {n_points} States; got {type(start).__name__}"

@@ -170,3 +170,11 @@ def test_settling_by_the_kernel_is_the_numpy_map_to_rounding():
         np.testing.assert_array_equal(settled_state.pe, pe)
     full = _settle(plain, plain.checkpoint, 0)
     np.testing.assert_array_equal(full.att, plain.checkpoint.att)
+
+
+def test_a_model_without_checkpoint_needs_a_state():
+    """A model from weights has no checkpoint: the orbit tools say so in one ConfigError naming ``state``."""
+    wide = mf.presets.random(seed=0, n_features=4, semantic_bits=32, context=4, pe_bits=2)
+    for call in (lambda: mf.periodic_orbit(wide), lambda: mf.bifurcations(wide, "beta_o", (0.5, 1.0))):
+        with pytest.raises(mf.ConfigError, match="state: this model has no checkpoint"):
+            call()
