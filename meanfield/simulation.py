@@ -15,7 +15,7 @@ from .errors import ConfigError
 from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from .model.spec import ModelSpec, require_int
-from .model.state import State
+from .model.state import StartWindows, State
 from .progress import StepWatch, progress_bar
 
 DEFAULT_BLOCKS = 20
@@ -145,14 +145,21 @@ def checkpoint_start(model: ModelSpec, key: str = "start") -> State:
 
 
 def _start_arrays(model: ModelSpec, start, n_points: int):
-    """Broadcast the start (None = the model's checkpoint, a State, or a list of n States) to kernel arrays."""
+    """Broadcast the start (None = the model's checkpoint, a State, a list of n States or
+    :class:`~meanfield.model.state.StartWindows` of n) to kernel arrays."""
     if start is None:
         start = checkpoint_start(model)
+    context, n_features, pe_bits = model.context, model.n_features, model.pe_bits
+    if isinstance(start, StartWindows):
+        start.check(model)
+        if len(start) != n_points:
+            raise ConfigError(f"start: need {n_points} windows, one per point; got {len(start)}")
+        pe0 = np.broadcast_to(start.pe if pe_bits else np.zeros((context, 0)), (n_points, context, pe_bits))
+        return np.array(start.att), np.array(pe0), np.full(n_points, context, dtype=np.int64), None
     starts = [start] * n_points if isinstance(start, State) else list(start)
     if len(starts) != n_points or not all(isinstance(s, State) for s in starts):
         raise ConfigError(f"start: need one State or a list of {n_points} States; got {type(start).__name__}"
                           f" of length {len(starts)}")
-    context, n_features, pe_bits = model.context, model.n_features, model.pe_bits
     att0 = np.zeros((n_points, context, n_features))
     pe0 = np.zeros((n_points, context, pe_bits))
     depth0 = np.empty(n_points, dtype=np.int64)
@@ -206,7 +213,7 @@ def progress_pieces(n_points: int) -> int:
 
 
 def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, parameters: dict | None = None,
-                   start: State | Sequence[State] | None = None, lyapunov: bool | int = False,
+                   start: State | Sequence[State] | StartWindows | None = None, lyapunov: bool | int = False,
                    record: str | Sequence[str] = OBSERVABLES, record_every: int = 1, qr_every: int | None = None,
                    n_blocks: int | None = None, backend: str | Callable = "cpu",
                    progress: bool | None = None) -> BatchResult:
@@ -219,8 +226,9 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         Iterations t = 0..steps-1; observables and exponents from t = transient on (docs/model.md §3, §4).
     parameters : dict of {name: 1-D array}, optional
         Scalar parameters varied over the points (:data:`meanfield.model.spec.SCALAR_PARAMETERS`).
-    start : None, State or list of State
-        None = the model's checkpoint; token starts via :meth:`State.from_token`.
+    start : None, State, list of State or StartWindows
+        None = the model's checkpoint; token starts via :meth:`State.from_token`; many full windows with one
+        PE window as arrays: :class:`~meanfield.model.state.StartWindows`.
     lyapunov : bool or int
         False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
         a gain in ``parameters``) or the k leading exponents (:mod:`meanfield.model.run_rules`). Needs a full

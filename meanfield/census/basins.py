@@ -33,7 +33,7 @@ from ..analysis.fingerprint import DEFAULT_QUANTILES, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, _hausdorff, assign_to_attractors
 from ..errors import ConfigError
 from ..model.spec import ModelSpec, require_finite, require_int
-from ..model.state import State
+from ..model.state import StartWindows, State
 from ..simulation import simulate_batch
 from .find import MAX_PERIOD, check_census_options
 
@@ -55,11 +55,12 @@ class Plane:
     def shape(self) -> tuple:
         return self.u.size, self.v.size
 
-    def starts(self, rows: range) -> list[State]:
-        """The start States of the pixel rows ``rows`` (every column of each), row-major (v fastest)."""
+    def starts(self, rows: range) -> StartWindows:
+        """The start windows of the pixel rows ``rows`` (every column of each), row-major (v fastest)."""
         d0, d1 = self.directions
-        return [State(att=self.origin.att + self.u[i] * d0 + self.v[j] * d1, pe=self.origin.pe)
-                for i in rows for j in range(self.v.size)]
+        u, v = self.u[np.asarray(rows, dtype=np.int64)], self.v
+        att = self.origin.att + u[:, None, None, None] * d0 + v[None, :, None, None] * d1
+        return StartWindows(att=att.reshape(-1, *d0.shape), pe=self.origin.pe)
 
 
 def _window(model: ModelSpec, key: str, value) -> np.ndarray:

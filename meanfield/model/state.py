@@ -156,3 +156,35 @@ def pattern_token(model, row: int = 0, feature: str = "o", reset_pe: bool = Fals
     if reset_pe and model.pe_bits:
         x0[-model.pe_bits:] = -1.0
     return x0
+
+
+@dataclass(frozen=True, eq=False)
+class StartWindows:
+    """Many full start windows sharing one PE window — a basin plane's pixels (docs/basins.md): ``att``
+    (n, L, M) and ``pe`` (L, P). The batch kernels take them as arrays, without a :class:`State` per start;
+    the n starts are what ``[State(att=att[i], pe=pe) for i in range(n)]`` would be."""
+
+    att: np.ndarray
+    pe: np.ndarray
+
+    def __post_init__(self):
+        att = np.array(self.att, dtype=np.float64)
+        if att.ndim != 3 or not np.all(np.isfinite(att)):
+            raise ConfigError(f"start.att: an array of shape {att.shape} is not allowed: must be (n, L, M) finite "
+                              "windows")
+        pe = State(att=att[0] if len(att) else np.zeros((1, att.shape[-1])), pe=self.pe).pe   # the PE checks
+        att.setflags(write=False)
+        object.__setattr__(self, "att", att)
+        object.__setattr__(self, "pe", pe)
+
+    def __len__(self) -> int:
+        return self.att.shape[0]
+
+    def check(self, model) -> StartWindows:
+        """Raise ConfigError unless every window is a full window of ``model`` with its L×P PE window."""
+        if self.att.shape[1:] != (model.context, model.n_features):
+            raise ConfigError(f"start.att: windows of shape {self.att.shape[1:]} are not allowed: must be full "
+                              f"windows (L, M) = ({model.context}, {model.n_features})")
+        State(att=self.att[0] if len(self) else np.zeros((1, model.n_features)), pe=self.pe).check(model)
+        return self
+

@@ -59,7 +59,7 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
     np.testing.assert_array_equal(ds["origin"].values, model.checkpoint.att)
     assert ds["u"].values[0] == -1.0 and ds["v"].values[-1] == 1.0
     plane = mf.census.basins.plane(model, resolution=SIDE)
-    corner = plane.starts(range(1))[SIDE - 1].att
+    corner = plane.starts(range(1)).att[SIDE - 1]
     np.testing.assert_array_equal(corner, model.checkpoint.att + np.array([-1.0, 1.0, 0.0]))
     # the API, in one process and one kernel call, from the stored census
     census = {name: values[0] for name, values in read_all(reference_map).items() if name.startswith("census_")}
@@ -105,8 +105,8 @@ def test_the_plane_of_two_windows_through_a_third_survives_the_stored_run_file()
     assert stored_run(json.loads(run.to_json())).result_key() == run.result_key()     # a resumed file matches
     plane = run.basins.plane(run.model)
     # pixel (i, j) = origin + u_i (W0 - origin) + v_j (W1 - origin): (1, -1) is W0 - W1 + origin
-    np.testing.assert_allclose(plane.starts(range(7, 8))[0].att, np.subtract(w0, w1) + origin, atol=1e-15)
-    np.testing.assert_allclose(plane.starts(range(7, 8))[5].att, w0 + np.subtract(w1, origin), atol=1e-15)
+    np.testing.assert_allclose(plane.starts(range(7, 8)).att[0], np.subtract(w0, w1) + origin, atol=1e-15)
+    np.testing.assert_allclose(plane.starts(range(7, 8)).att[5], w0 + np.subtract(w1, origin), atol=1e-15)
 
 
 @pytest.mark.parametrize("table, key", [

@@ -1,0 +1,36 @@
+"""Start windows as arrays (meanfield.model.state.StartWindows, what a basin plane hands the kernel) run the same
+bits as one State per start, and are checked like States."""
+import numpy as np
+import pytest
+
+import meanfield as mf
+from meanfield.model.state import StartWindows
+from meanfield.simulation import simulate_batch
+
+
+def test_start_windows_run_the_same_bits_as_a_state_per_start():
+    model = mf.presets.paper()
+    rng = np.random.default_rng(3)
+    att = rng.uniform(-1, 1, (6, 4, 3))
+    pe = model.checkpoint.pe
+    beta = {"beta_o": np.linspace(1.0, 2.8, 6)}
+    as_arrays = simulate_batch(model, 300, 200, parameters=beta, start=StartWindows(att=att, pe=pe), lyapunov=2,
+                               progress=False)
+    as_states = simulate_batch(model, 300, 200, parameters=beta, start=[mf.State(att=a, pe=pe) for a in att],
+                               lyapunov=2, progress=False)
+    for name in ("att", "mo_se"):
+        np.testing.assert_array_equal(as_arrays.records[name], as_states.records[name])
+    np.testing.assert_array_equal(as_arrays.lyapunov, as_states.lyapunov)
+
+
+@pytest.mark.parametrize("att, pe, word", [
+    (np.full((2, 4, 3), np.nan), None, "finite"),
+    (np.zeros((4, 3)), None, "(n, L, M)"),
+    (np.zeros((2, 3, 3)), None, "full windows"),
+    (np.zeros((2, 4, 3)), np.zeros((4, 2)), "+1 or -1"),
+])
+def test_bad_start_windows_are_refused(att, pe, word):
+    model = mf.presets.paper()
+    with pytest.raises(mf.ConfigError, match=word.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
+        start = StartWindows(att=att, pe=model.checkpoint.pe if pe is None else pe)
+        simulate_batch(model, 10, parameters={"beta_o": np.ones(2)}, start=start, progress=False)
