@@ -226,7 +226,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         Iterations t = 0..steps-1; observables and exponents from t = transient on (docs/model.md §3, §4).
     parameters : dict of {name: 1-D array}, optional
         Scalar parameters varied over the points (:data:`meanfield.model.spec.SCALAR_PARAMETERS`).
-    start : None, State, list of State or StartWindows
+    start : None, State, list of State or ~meanfield.model.state.StartWindows
         None = the model's checkpoint; token starts via :meth:`State.from_token`; many full windows with one
         PE window as arrays: :class:`~meanfield.model.state.StartWindows`.
     lyapunov : bool or int
