@@ -69,6 +69,13 @@ def attention_family(model: ModelSpec, parameter: str | tuple | None, pe0: np.nd
     return family
 
 
+def _system_model(system):
+    """The ModelSpec of an attention system (the census's :class:`~meanfield.census.system.AttentionSystem`),
+    anything else as it is."""
+    from .census.system import AttentionSystem
+    return system.model if isinstance(system, AttentionSystem) else system
+
+
 def _settle(model: ModelSpec, state: State, transient: int) -> State:
     """``transient`` steps from ``state`` (at least enough to grow the window to L rows) by the compiled kernel,
     which computes the map of :func:`~meanfield.model.equations.mean_field_step` to rounding, 200× faster; like
@@ -151,6 +158,9 @@ def periodic_orbit(model: ModelSpec | Map, state: State | None = None, period: i
         ``points`` (N, L·M) are the windows A (row-major) at PE phases 0 … N−1 of ``state``'s PE window;
         multipliers of the N-step map (docs/bifurcations.md §1).
     """
+    model = _system_model(model)
+    if period is not None:
+        check_period(period)                    # before anything runs
     if isinstance(model, Map):
         start = _map_settled(model, state, transient)
         return map_periodic_orbit(model.step, model.jacobian, start,
@@ -253,6 +263,9 @@ def bifurcations(model: ModelSpec | Map, parameter: str, interval, *, state: Sta
         steps) with the continued
         branch as ``.branch``.
     """
+    model = _system_model(model)
+    if period is not None:
+        check_period(period)                    # before anything runs
     if isinstance(model, Map):
         model.index(parameter)
     elif parameter not in SCALAR_PARAMETERS:

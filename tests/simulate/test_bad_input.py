@@ -84,3 +84,11 @@ def test_cli_bad_input_writes_nothing(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "error:" in err and "Traceback" not in err, err
         assert not out.exists()
+
+
+@pytest.mark.parametrize("call", [lambda: mf.periodic_orbit(mf.presets.paper(), period=-4),
+                                  lambda: mf.bifurcations(mf.presets.paper(), "beta_o", (1.2, 1.3), period=0)],
+                         ids=["periodic_orbit", "bifurcations"])
+def test_a_bad_period_is_refused_before_any_kernel_runs(call):
+    with pytest.raises(mf.AnalysisError, match="period"):
+        call()

@@ -178,3 +178,11 @@ def test_a_model_without_checkpoint_needs_a_state():
     for call in (lambda: mf.periodic_orbit(wide), lambda: mf.bifurcations(wide, "beta_o", (0.5, 1.0))):
         with pytest.raises(mf.ConfigError, match="state: this model has no checkpoint"):
             call()
+
+
+def test_the_census_system_of_a_model_is_the_model_to_the_orbit_tools():
+    from meanfield.census.system import AttentionSystem
+    paper = mf.presets.paper()
+    as_system = mf.bifurcations(AttentionSystem(paper), "beta_o", (1.24, 1.245))
+    as_model = mf.bifurcations(paper, "beta_o", (1.24, 1.245))
+    assert [(b.kind, b.value) for b in as_system] == [(b.kind, b.value) for b in as_model]
