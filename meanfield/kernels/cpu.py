@@ -283,8 +283,8 @@ def images_and_jacobians(coef, signs, w_pe, params, pe, att) -> tuple[np.ndarray
     grads, news = np.empty((n, L, M, M, 1)), np.empty((n, M, 1))
     kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
            np.ascontiguousarray(np.asarray(params, dtype=np.float64)[:, None]),
-           np.ascontiguousarray(pe[..., None], dtype=np.float64), np.ascontiguousarray(att[..., None], dtype=np.float64),
-           grads, news)
+           np.ascontiguousarray(pe[..., None], dtype=np.float64),
+           np.ascontiguousarray(att[..., None], dtype=np.float64), grads, news)
     jacobians = np.zeros((n, L * M, L * M))
     jacobians[:, :M, :] = grads[..., 0].transpose(0, 2, 1, 3).reshape(n, M, L * M)   # [a, d·M + b] = grad[d, a, b]
     shifted = np.arange(M, L * M)

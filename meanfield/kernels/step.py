@@ -787,8 +787,10 @@ def scratch_stage():
                 array((4, n_feat, lanes), dtype), array((n_feat, lanes), dtype),
                 array((n_rows, n_feat, lanes), dtype), array((n_rows, n_feat, lanes), dtype),
                 array((n_rows, lanes), dtype), array((n_feat, lanes), dtype),
-                array((jac_rows, jac_feat, jac_feat, lanes), dtype), array((jac_rows, jac_feat, jac_feat, lanes), dtype),
-                array((1, jac_feat, jac_feat, lanes), dtype), array((jac_rows, jac_feat, jac_feat, lanes), dtype),
+                array((jac_rows, jac_feat, jac_feat, lanes), dtype),
+                array((jac_rows, jac_feat, jac_feat, lanes), dtype),
+                array((1, jac_feat, jac_feat, lanes), dtype),
+                array((jac_rows, jac_feat, jac_feat, lanes), dtype),
                 array((vectors, n_entries, lanes), dtype), array((n_feat, lanes), dtype), array((2, lanes), dtype),
                 array((lanes,), dtype), array((qr_rows, lanes), dtype))
 
