@@ -70,10 +70,10 @@ def attention_family(model: ModelSpec, parameter: str | tuple | None, pe0: np.nd
 
 
 def _system_model(system):
-    """The ModelSpec of an attention system (the census's :class:`~meanfield.census.system.AttentionSystem`),
-    anything else as it is."""
-    from .census.system import AttentionSystem
-    return system.model if isinstance(system, AttentionSystem) else system
+    """The ModelSpec of an attention system (the census's :class:`~meanfield.census.system.AttentionSystem`
+    holds it as ``model``; the census sits above this module), anything else as it is."""
+    inner = getattr(system, "model", None)
+    return inner if isinstance(inner, ModelSpec) else system
 
 
 def _settle(model: ModelSpec, state: State, transient: int) -> State:
