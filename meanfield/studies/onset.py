@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..model.spec import ModelSpec
-from ..model.state import State
+from ..model.state import StartWindows, State
 from ..simulation import simulate_batch
 
 #: Central-difference step of the monodromy (module docstring).
@@ -54,9 +54,8 @@ class Onset:
 def cycle_images(model: ModelSpec, beta: float, windows: np.ndarray, pe: np.ndarray) -> np.ndarray:
     """Φ^L of each window (n, L, M) at PE window ``pe`` and β_o = ``beta``, by the compiled kernel."""
     L = model.context
-    starts = [State(att=w, pe=pe) for w in windows]
     run = simulate_batch(model, L, L - 1, parameters={"beta_o": np.full(len(windows), float(beta))},
-                         start=starts, record=(), progress=False)
+                         start=StartWindows(att=windows, pe=pe), record=(), progress=False)
     return np.asarray(run.final_att)
 
 
