@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from meanfield.analysis.evidence import Thresholds
-from meanfield.analysis.period import find_cycle
+from meanfield.analysis.period import cycle_period
 from meanfield.errors import AnalysisError
 
 DEFAULT_QUANTILES = 64
@@ -99,12 +99,12 @@ def cycle_periods(tails: np.ndarray, max_period: int, thresholds: Thresholds = T
     (``thresholds.window``) of each finite tail of ``tails`` (starts, time, features), as the classifier's
     evidence does (:func:`meanfield.analysis.measure`), with lags up to ``max_period``."""
     th = thresholds
+    window = th.window(tails.shape[1])
+    limit = min(window // 2, int(max_period))
     out = np.zeros(tails.shape[0], dtype=np.int64)
     for s, tail in enumerate(tails):
-        window = tail[-th.window(tail.shape[0]):]
-        cycle = find_cycle(window, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2,
-                           max_period)
-        out[s] = cycle.period or 0
+        out[s] = cycle_period(np.ascontiguousarray(tail[-window:]), th.period_rtol, th.converged_rtol,
+                              th.converge_decades, th.converge_r2, limit)
     return out
 
 

@@ -92,25 +92,36 @@ def _lag_residual(y: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
-def _suffix_max(e: np.ndarray) -> np.ndarray:
-    return np.maximum.accumulate(e[::-1])[::-1]
-
-
+@numba.njit(cache=True, nogil=True)
 def _geometric_decay(e: np.ndarray, floor: float, end_tol: float, decades: float, r2_min: float) -> float:
     """Decades of decay when the residual's envelope (suffix maximum) falls geometrically to ``end_tol`` or
-    below, else 0. Geometric = log-envelope linear in time with R² ≥ ``r2_min``: an approach to a cycle
-    (|μ|^t) is, while an intermittent orbit's envelope falls in steps (one per burst) and is not."""
-    if e.size < 2:
+    below, else 0. Geometric = log-envelope linear in time (least squares) with R² ≥ ``r2_min``: an approach
+    to a cycle (|μ|^t) is, while an intermittent orbit's envelope falls in steps (one per burst) and is not."""
+    n = e.size
+    if n < 2:
         return 0.0
-    env = np.log10(np.maximum(_suffix_max(e), floor))
-    drop = env[0] - env[-1]
-    if env[-1] > np.log10(end_tol) or drop < decades:
+    env = np.empty(n)
+    top = e[n - 1]
+    for t in range(n - 1, -1, -1):
+        top = max(top, e[t])
+        env[t] = np.log10(max(top, floor))
+    drop = env[0] - env[n - 1]
+    if env[n - 1] > np.log10(end_tol) or drop < decades:
         return 0.0
-    t = np.arange(env.size, dtype=np.float64)
-    slope, intercept = np.polyfit(t, env, 1)
-    resid = env - (slope * t + intercept)
-    r2 = 1.0 - np.sum(resid**2) / np.sum((env - env.mean()) ** 2)
-    return float(drop) if r2 >= r2_min else 0.0
+    t_mean = 0.5 * (n - 1)
+    env_mean = env.mean()
+    st = 0.0
+    tt = 0.0
+    for t in range(n):
+        st += (t - t_mean) * (env[t] - env_mean)
+        tt += (t - t_mean) ** 2
+    slope = st / tt
+    resid = 0.0
+    total = 0.0
+    for t in range(n):
+        resid += (env[t] - env_mean - slope * (t - t_mean)) ** 2
+        total += (env[t] - env_mean) ** 2
+    return drop if 1.0 - resid / total >= r2_min else 0.0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -129,44 +140,50 @@ def _residual_summary(y: np.ndarray, p: int, floor: float) -> tuple:
     return settled, top, last
 
 
+#: What :func:`_cycle_at` returns for a lag that is not a period: (period, repeats, residual, decay, settled).
+_REJECTED = (0, 0.0, 0.0, 0.0, -1)
+
+
+@numba.njit(cache=True, nogil=True)
 def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float,
-              step_max: float = np.inf) -> Cycle | None:
-    """The cycle of lag p if its residual is at the floor from some sample on (without drift at multiples
-    of p) or converges geometrically, else None (rules of :func:`find_cycle`). ``step_max`` (the largest lag-1
-    residual) bounds every lag-p residual by ``p · step_max``: a residual above the floor over the last p
-    samples, which only the converging rule can accept, is rejected without a pass over the series when that
-    bound leaves no room for the decay it needs."""
+              step_max: float) -> tuple:
+    """The cycle of lag p, as (p, repeats, residual, decay, settled sample or −1 while converging), if its
+    residual is at the floor from some sample on (without drift at multiples of p) or converges geometrically,
+    else period 0 (rules of :func:`find_cycle`). ``step_max`` (the largest lag-1 residual) bounds every lag-p
+    residual by ``p · step_max``: a residual above the floor over the last p samples, which only the converging
+    rule can accept, is rejected without a pass over the series when that bound leaves no room for the decay
+    it needs."""
     n = y.shape[0]
-    recent = lag_residual(y[n - 2 * p:], p)          # e_p over its last p samples (n ≥ 2p)
-    if recent.max() > floor:                         # not at the floor over the last 2p samples
-        last = max(float(recent[-1]), floor)
+    recent = _lag_residual(y[n - 2 * p:], p)          # e_p over its last p samples (n ≥ 2p)
+    if recent.max() > floor:                          # not at the floor over the last 2p samples
+        last = max(recent[-1], floor)
         if recent[-1] <= floor or last > end_tol or p * step_max * (1 + 1e-12) < 10.0 ** decades * last:
-            return None
+            return _REJECTED
     settled, top, last = _residual_summary(y, p, floor)
     if n - settled >= 2 * p:  # at the floor over two full periods at least (shorter: a coincidence)
         k = max(1, (n - settled) // (2 * p))
         if k * p < n - settled:
-            multiple = lag_residual(y[settled:], k * p)
+            multiple = _lag_residual(y[settled:], k * p)
             # a decade above the floor at k·p: a drift (near-rational rotation) unless it decays (a cycle with
             # a multiplier near 1 still approached: e_kp ≈ |μ^kp − 1| |μ|^t grows with k but decays in t;
             # within a decade of the floor that decay cannot be seen) or has come down to within a decade of
             # the floor over the second half of the segment (a geometric approach that reached the floor early:
             # its log-envelope is flat from there on and fails the linearity test)
             if multiple.max() > 10 * floor and multiple[multiple.size // 2:].max() > 10 * floor and \
-                    not _geometric_decay(multiple, floor, end_tol, decades, r2_min):
-                return None
-        e = lag_residual(y, p)
+                    _geometric_decay(multiple, floor, end_tol, decades, r2_min) == 0.0:
+                return _REJECTED
+        e = _lag_residual(y, p)
         # reached the floor by a geometric approach: the whole series shows the cycle
         decay = _geometric_decay(e[:settled], floor, end_tol, decades, r2_min) if settled > p else 0.0
-        return Cycle(p, (n if decay > 0 else n - settled) / p, float(np.max(e[settled:])), decay, settled)
+        return p, (n if decay > 0 else n - settled) / p, e[settled:].max(), decay, settled
     if settled < n - p:
-        return None
+        return _REJECTED
     # converging: the envelope must fall by `decades` to end_tol (checked on the summary before the fit)
     if max(last, floor) > end_tol or np.log10(max(top, floor) / max(last, floor)) < decades:
-        return None
-    e = lag_residual(y, p)
+        return _REJECTED
+    e = _lag_residual(y, p)
     decay = _geometric_decay(e, floor, end_tol, decades, r2_min)
-    return Cycle(p, n / p, float(e[-1]), decay, None) if decay > 0 else None
+    return (p, n / p, e[-1], decay, -1) if decay > 0 else _REJECTED
 
 
 #: A cycle repeats to within this fraction of its own extent: far below the closest return of a quasi-periodic
@@ -176,8 +193,10 @@ EXTENT_RTOL = 1e-6
 #: operation) amplified by the map's conditioning and by 1/(1 − |μ|) for a multiplier near the unit circle
 #: (the logistic map at r = 2.999 flickers by ~1e3 units on its fixed point).
 ROUNDING_ULPS = 1e4
+_EPS = float(np.finfo(np.float64).eps)
 
 
+@numba.njit(cache=True, nogil=True)
 def rounding_floor(magnitude: float, extent: float, rtol: float) -> float:
     """The residual at which a cycle counts as repeating (docs/classification.md §2): ``rtol`` of the
     magnitude M = max |x| (float64 rounding amplified by the map), but never more than :data:`EXTENT_RTOL`
@@ -187,8 +206,77 @@ def rounding_floor(magnitude: float, extent: float, rtol: float) -> float:
     for M ≈ s), then 1e-6·s, then 2.2e-12·R·s beyond R ≈ 5e5: a quasi-periodic orbit's closest returns within
     N = 1e4 samples (≳ 3e-4·s) stay above it up to R ≈ 1e8; the weighted Birkhoff averages lose resolution
     earlier."""
-    eps = np.finfo(np.float64).eps
-    return max(min(rtol * magnitude, max(rtol, EXTENT_RTOL) * extent), ROUNDING_ULPS * eps * magnitude)
+    return max(min(rtol * magnitude, max(rtol, EXTENT_RTOL) * extent), ROUNDING_ULPS * _EPS * magnitude)
+
+
+@numba.njit(cache=True, nogil=True)
+def _recurs_at_end(y: np.ndarray, p: int, samples: int, tol: float) -> bool:
+    """Whether each of the last ``samples`` samples recurs within ``tol`` (every feature) at lag p."""
+    n = y.shape[0]
+    for j in range(1, samples + 1):
+        for f in range(y.shape[1]):
+            if abs(y[n - j - p, f] - y[n - j, f]) > tol:
+                return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _find_cycle(y: np.ndarray, rtol: float, converged_rtol: float, decades: float, r2_min: float,
+                limit: int) -> tuple:
+    """:func:`find_cycle` on a C-ordered (time, features) float64 series with lags up to ``limit`` ≤ n/2, as
+    (period or 0, repeats, residual relative to max |x|, decay, settled sample or −1)."""
+    n = y.shape[0]
+    lo, hi = column_ranges(y)
+    magnitude = max(np.max(np.abs(lo)), np.max(np.abs(hi)))
+    extent = np.max(hi - lo)
+    floor = rounding_floor(magnitude, extent, rtol)
+    end_tol = max(converged_rtol * magnitude, floor)
+    if extent <= floor:
+        return 1, float(n), extent / max(magnitude, 1e-300), 0.0, 0
+    samples = min(PREFILTER_SAMPLES, n - limit)
+    step_max = -1.0                                   # the largest lag-1 residual, once a lag passes the filter
+    for p in range(1, limit + 1):
+        if not _recurs_at_end(y, p, samples, end_tol):
+            continue
+        if step_max < 0:
+            step_max = _lag_residual(y, 1).max()
+        period, repeats, residual, decay, settled = _cycle_at(y, p, floor, end_tol, decades, r2_min, step_max)
+        if period == 0:
+            continue
+        segment = n // 2 if settled < 0 else settled
+        repeating_divisor = False
+        for d in range(1, p // 2 + 1):
+            if p % d == 0 and _lag_residual(y[segment:], d).max() <= floor:
+                repeating_divisor = True
+                break
+        if repeating_divisor:
+            # a multiple of a smaller lag that repeats at the floor over the same samples (p's settled segment,
+            # or the second half for a converging p) but was rejected (its residual at a multiple drifts: a
+            # cycle still approached algebraically, or a near-rational rotation): the same evidence rejects p,
+            # whose own multiple check spans fewer samples or whose residual, (p/d) times larger, is not at the
+            # floor
+            continue
+        # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
+        # `decades` when that one sat at the floor throughout)
+        least = min(decades, decay / 2) if decay > 0 else decades
+        for d in range(1, p // 2 + 1):
+            if p % d != 0:
+                continue
+            e = _lag_residual(y, d)
+            divisor_decay = _geometric_decay(e, floor, np.inf, least, r2_min)
+            if divisor_decay > 0 and _geometric_decay(e[e.size // 2:], floor, np.inf, least / 2, r2_min) > 0:
+                period, repeats, residual, decay, settled = d, n / d, e[-1], divisor_decay, -1
+                break
+        return period, repeats, residual / magnitude, decay, settled
+    return 0, 0.0, np.nan, 0.0, -1
+
+
+def cycle_period(y: np.ndarray, rtol: float, converged_rtol: float, decades: float, r2_min: float,
+                 limit: int) -> int:
+    """The period (0: none) that :func:`find_cycle` finds with lags up to ``limit`` (≤ n/2) on a C-ordered
+    float64 (time, features) series, without its argument checks: one start of an ensemble
+    (:func:`meanfield.analysis.fingerprint.cycle_periods`)."""
+    return int(_find_cycle(y, rtol, converged_rtol, decades, r2_min, limit)[0])
 
 
 def find_cycle(
@@ -258,39 +346,12 @@ def find_cycle(
         raise AnalysisError(f"max_period: {max_period!r}; must be a positive integer")
     n = y.shape[0]
     limit = n // 2 if max_period is None else min(n // 2, int(max_period))
-    lo, hi = column_ranges(np.ascontiguousarray(y))
-    magnitude = float(max(np.max(np.abs(lo)), np.max(np.abs(hi))))
-    extent = float(np.max(hi - lo))
-    floor = rounding_floor(magnitude, extent, rtol)
-    end_tol = max(converged_rtol * magnitude, floor)
-    if extent <= floor:
-        return Cycle(1, float(n), extent / max(magnitude, 1e-300), 0.0, 0)
-    lags = np.arange(1, limit + 1)
-    for j in range(1, min(PREFILTER_SAMPLES, n - limit) + 1):
-        lags = lags[np.max(np.abs(y[n - j - lags] - y[n - j]), axis=1) <= end_tol]
-    step_max = float(lag_residual(y, 1).max()) if lags.size else 0.0
-    for p in lags.tolist():
-        cycle = _cycle_at(y, p, floor, end_tol, decades, r2_min, step_max)
-        if cycle is None:
-            continue
-        segment = n // 2 if cycle.settled_at is None else cycle.settled_at
-        if any(lag_residual(y[segment:], d).max() <= floor for d in range(1, p // 2 + 1) if p % d == 0):
-            # a multiple of a smaller lag that repeats at the floor over the same samples (p's settled segment,
-            # or the second half for a converging p) but was rejected (its residual at a multiple drifts: a cycle
-            # still approached algebraically, or a near-rational rotation): the same evidence rejects p, whose
-            # own multiple check spans fewer samples or whose residual, (p/d) times larger, is not at the floor
-            continue
-        # a divisor converging at a comparable rate is the period (half the decades of the accepted lag, or
-        # `decades` when that one sat at the floor throughout)
-        least = min(decades, cycle.decay / 2) if cycle.decay > 0 else decades
-        for d in (d for d in range(1, p // 2 + 1) if p % d == 0):
-            e = lag_residual(y, d)
-            decay = _geometric_decay(e, floor, np.inf, least, r2_min)
-            if decay > 0 and _geometric_decay(e[e.size // 2:], floor, np.inf, least / 2, r2_min) > 0:
-                cycle = Cycle(d, n / d, float(e[-1]), decay, None)
-                break
-        return Cycle(cycle.period, cycle.repeats, cycle.residual / magnitude, cycle.decay, cycle.settled_at)
-    return NO_CYCLE
+    period, repeats, residual, decay, settled = _find_cycle(np.ascontiguousarray(y, dtype=np.float64),
+                                                            float(rtol), float(converged_rtol), float(decades),
+                                                            float(r2_min), limit)
+    if period == 0:
+        return NO_CYCLE
+    return Cycle(int(period), float(repeats), float(residual), float(decay), None if settled < 0 else int(settled))
 
 
 def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,

@@ -117,3 +117,39 @@ def test_constant_series_is_period_one():
 def test_bad_input_raises(x, kw):
     with pytest.raises(AnalysisError):
         detect_period(x, **kw)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_geometric_decay_fit_equals_numpy_least_squares(seed):
+    # the compiled envelope fit against numpy written out here: suffix maximum, log10, np.polyfit's line, R²;
+    # a noisy geometric decay (R² near 1) and a staircase (R² lower) on both sides of the threshold
+    from meanfield.analysis.period import _geometric_decay
+    rng = np.random.default_rng(seed)
+    t = np.arange(400)
+    for e in (10.0 ** (-t / 40) * rng.uniform(0.5, 1.0, t.size),
+              10.0 ** (-(t // 100) * 2.0) * rng.uniform(0.9, 1.0, t.size)):
+        env = np.log10(np.maximum(np.maximum.accumulate(e[::-1])[::-1], 1e-14))
+        slope, intercept = np.polyfit(t, env, 1)
+        r2 = 1 - np.sum((env - slope * t - intercept) ** 2) / np.sum((env - env.mean()) ** 2)
+        drop = env[0] - env[-1]
+        for r2_min in (r2 - 1e-9, r2 + 1e-9):
+            expected = drop if r2 >= r2_min else 0.0
+            assert _geometric_decay(e, 1e-14, 1.0, 1.0, r2_min) == pytest.approx(expected, rel=1e-12)
+
+
+def test_ensemble_periods_are_find_cycle_on_each_decision_window(maps):
+    # the census's per-start search (fingerprint.cycle_periods) is find_cycle on the classifier's decision
+    # window of every start with the same lag limit: periods 1, 2, 4, 3, none (chaos) and a drift
+    from meanfield.analysis import Thresholds
+    from meanfield.analysis.fingerprint import cycle_periods
+    tails = [maps.orbit(maps.logistic[0], [r], [0.3], 3000, transient=500)[:, :1] for r in (2.8, 3.2, 3.5, 3.83, 3.9)]
+    t = np.arange(3000)
+    tails.append(np.cos(2 * np.pi * 0.3333 * t)[:, None])
+    tails = np.stack(tails)
+    th = Thresholds()
+    for max_period in (2, 64):
+        window = th.window(tails.shape[1])
+        expected = [find_cycle(tail[-window:], th.period_rtol, th.converged_rtol, th.converge_decades,
+                               th.converge_r2, max_period).period or 0 for tail in tails]
+        assert cycle_periods(tails, max_period, th).tolist() == expected
+    assert cycle_periods(tails, 64, th).tolist() == [1, 2, 4, 3, 0, 0]
