@@ -37,8 +37,7 @@ TOL = 1e-12
 CPU_2CORE = {0: 8.93e7, 12: 8.60e6}
 CPU_2CORE_SOURCE = "bench/RESULTS.md, Kernel throughput, 2026-11-25 idle 2-core VM (lane kernel, 4096 points)"
 #: End-to-end walls on the same VM (bench/RESULTS.md): `meanfield sweep` from a fresh local cluster.
-CPU_2CORE_SWEEPS = {"fig3_quick": "4.0-4.4 s (cold CLI)", "fig3": "49.9 s (fresh cluster; 41.9-48.5 s warm)",
-                    "census_quick": "11.4 s"}
+CPU_2CORE_SWEEPS = {"fig3_quick": "4.0-4.4 s (cold CLI)", "fig3": "49.9 s (fresh cluster; 41.9-48.5 s warm)"}
 
 
 def result(key, value):
@@ -404,12 +403,8 @@ def cmd_summary(args):
                f"[{get('part.4b_fig3q_cuda.status')}]")
     out.append(f"  full Figure 3 cuda:  {get('part.5b_fig3_cuda.seconds')} s [{get('part.5b_fig3_cuda.status')}]; "
                f"2-core VM: {CPU_2CORE_SWEEPS['fig3']}")
-    out.append(f"  quick census cuda:   {get('part.5c_census_cuda.seconds')} s [{get('part.5c_census_cuda.status')}]"
-               f"; 2-core VM: {CPU_2CORE_SWEEPS['census_quick']}")
-    if "census_cuda_refused" in kv:
-        out.append(f"    backend cuda refused: {get('census_cuda_refused')}")
-        out.append(f"    the same census on this machine's CPU ({get('cores')} workers): "
-                   f"{get('part.5c_census_cpu.seconds')} s [{get('part.5c_census_cpu.status')}]")
+    out.append(f"  full Figure 3 cuda again (kernel caches warm): {get('part.5b_fig3_cuda_warm.seconds')} s "
+               f"[{get('part.5b_fig3_cuda_warm.status')}]")
     out.append("")
     out.append("sections (status, seconds, timeout):")
     parts = [k[len("part."):-len(".status")] for k in kv if k.startswith("part.") and k.endswith(".status")]

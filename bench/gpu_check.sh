@@ -7,7 +7,8 @@
 #   4. correctness: tests/data's first 25 steps cuda vs cpu (<= 1e-12); the quick Figure 3's labels and lambda1,
 #      cuda vs cpu (within one standard error); float32 vs float64 (precision_check)
 #   5. timings: bench/gpu.py (steps/s, 1e3..1e6 points, float64/float32, 0/12 exponents); the full Figure 3 and
-#      the quick census with `meanfield sweep` and backend = "cuda"
+#      twice (the second with this machine's kernel caches warm: what compiling costs); the census runs on
+#      the CPU by design
 #   6. a summary: device, driver, every number, the crossover batch against the project's 2-core CPU
 #
 # Usage (repository root or anywhere):
@@ -213,7 +214,7 @@ fi
 
 # The floors of the parts (the seconds each keeps when earlier parts overrun), in order: install 0, versions 20,
 # info 10, test_no_gpu 10, device tests 40, fixtures 30, quick Figure 3 cpu 20 / cuda 30 / compare 10,
-# precision 30, gpu.py 45, Figure 3 45, census 30 (the optional parts have 0). 320 s: the install gets <= 130 s.
+# precision 30, gpu.py 45, Figure 3 45, Figure 3 again 30 (the optional parts have 0). 320 s: the install gets <= 130 s.
 FLOORS_LEFT=$(( 0 + 20 + 10 + 10 + 40 + 30 + 20 + 30 + 10 + 30 + 45 + 45 + 30 ))
 
 # --- 1. install and versions ------------------------------------------------------------------------------------
@@ -307,33 +308,20 @@ else
 fi
 
 # --- 5. timings ---------------------------------------------------------------------------------------------------
-header "5. timings: bench/gpu.py, the full Figure 3 and the quick census with backend cuda"
+header "5. timings: bench/gpu.py, the full Figure 3 with backend cuda, cold and warm"
 if (( SMOKE )); then
     part 5a_gpu_py 180 45 "$PY" bench/gpu.py --smoke --no-fig3
     FIG3_SET=(--set grid.beta_o.num=2 --set steps=150 --set transient=50 --set chunk=2)
-    CENSUS_SET=(--set grid.beta_o.num=2 --set steps=300 --set transient=200 --set attractors.starts=3
-                --set attractors.max_period=16)
-    CENSUS_CHUNK=2
 else
     # 1e3 ... 1e6 points, float64/float32, 0/12 exponents; the Figure 3 is timed below, end to end
     part 5a_gpu_py 180 45 "$PY" bench/gpu.py --no-fig3 --seconds 1
     FIG3_SET=(--set chunk=4001)
-    CENSUS_SET=()
-    CENSUS_CHUNK=401
 fi
 part 5b_fig3_cuda 200 45 "${MF[@]}" sweep runs/paper_fig3.toml -o "$WORK/fig3_cuda.h5" --force --no-progress \
     --set backend=cuda --workers 1 "${FIG3_SET[@]}"
-part 5c_census_cuda 150 30 "${MF[@]}" sweep runs/paper_census_quick.toml -o "$WORK/census_cuda.h5" --force \
-    --no-progress --set backend=cuda --set chunk="$CENSUS_CHUNK" --workers 1 "${CENSUS_SET[@]}"
-# The census may refuse backend = "cuda" ("the census runs on the CPU"): then it is timed on this machine's CPU.
-if grep -q "not allowed with \[attractors\]" "$WORK/5c_census_cuda.log" 2> /dev/null; then
-    kv census_cuda_refused "$(grep -m1 "not allowed with \[attractors\]" "$WORK/5c_census_cuda.log")"
-    part 5c_census_cpu 120 0 "${MF[@]}" sweep runs/paper_census_quick.toml -o "$WORK/census_cpu.h5" --force \
-        --no-progress --set backend=cpu "${CENSUS_SET[@]}" "${CPU_WORKERS[@]}"
-fi
-for f in fig3_cuda census_cuda census_cpu; do
-    [[ -e $WORK/$f.h5 ]] && part "5_info_$f" 20 0 "${MF[@]}" info "$WORK/$f.h5"
-done
+part 5b_fig3_cuda_warm 120 30 "${MF[@]}" sweep runs/paper_fig3.toml -o "$WORK/fig3_cuda.h5" --force \
+    --no-progress --set backend=cuda --workers 1 "${FIG3_SET[@]}"
+[[ -e $WORK/fig3_cuda.h5 ]] && part 5_info_fig3_cuda 20 0 "${MF[@]}" info "$WORK/fig3_cuda.h5"
 
 # --- 6. summary -----------------------------------------------------------------------------------------------------
 kv total_seconds "$(( $(date +%s) - START ))"
