@@ -23,7 +23,7 @@ from .version import __version__
 #: ``import meanfield`` and the command line do not pay for numba, scipy, xarray and Dask until they are needed.
 _LAZY = {
     "presets": ".presets", "analysis": ".analysis",
-    "Map": ".analysis.maps",
+    "Map": ".analysis.maps", "rotation_number": ".analysis.rotation",
     "bifurcation_curve": ".bifurcation_curves",
     "continue_attractors": ".census", "find_attractors": ".census",
     **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "aligned_start", "finite_weights", "simulate_finite",

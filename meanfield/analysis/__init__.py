@@ -10,7 +10,7 @@ Sections and orbit statistics
 Spectra, correlations and tori
     :func:`power_spectrum_raw`, :func:`power_spectrum`, :func:`dominant_frequencies`,
     :func:`spectral_entropy`, :func:`autocorrelation_raw`, :func:`autocorrelation`, :func:`line_frequencies`,
-    :func:`torus_generators`, :func:`section_curve_spread`
+    :func:`torus_generators`, :func:`section_curve_spread`, :func:`rotation_number`, :class:`Rotation`
 Regularity and chaos indicators
     :func:`weighted_birkhoff_average`, :func:`birkhoff_drift` (Das et al. 2017), :func:`chaos01_test`
     (Gottwald & Melbourne 2009), :func:`band_count`, :func:`lyapunov_spectrum` (Benettin et al. 1980)
@@ -56,6 +56,7 @@ from meanfield.analysis.normal_forms import normal_form_coefficient
 from meanfield.analysis.orbits import PeriodicOrbit, periodic_orbit
 from meanfield.analysis.period import Cycle, detect_period, find_cycle
 from meanfield.analysis.regularity import birkhoff_drift, weighted_birkhoff_average
+from meanfield.analysis.rotation import Rotation, rotation_number
 from meanfield.analysis.sections import (
     dequantise,
     distinct_count,
@@ -97,6 +98,7 @@ __all__ = [
     "Classification",
     "Cycle",
     "LyapunovResult",
+    "Rotation",
     "Thresholds",
     "autocorrelation",
     "autocorrelation_raw",
@@ -125,6 +127,7 @@ __all__ = [
     "power_spectrum_raw",
     "quantile_summary",
     "quantise",
+    "rotation_number",
     "section_curve_spread",
     "spectral_entropy",
     "torus_generators",
