@@ -21,6 +21,8 @@ Periodic orbits and bifurcations
 Attractors of an ensemble of starts (docs/attractors.md)
     :func:`fingerprint`, :class:`Fingerprints`, :func:`quantile_summary`, :func:`measure_distance`,
     :func:`group_attractors`, :class:`Grouping`, :func:`assign_to_attractors`, :func:`match_attractors`
+Chaotic transients (docs/attractors.md §7)
+    :func:`escape_rate`, :class:`EscapeRate`
 Basin geometry (docs/basins.md)
     :func:`basin_entropy` (Daza et al. 2016), :func:`uncertainty_exponent` (Grebogi et al. 1983),
     :func:`wada_merging` (Daza et al. 2018), :func:`tipping_probabilities` (Kaszás et al. 2019),
@@ -71,6 +73,7 @@ from meanfield.analysis.spectra import (
     spectral_entropy,
 )
 from meanfield.analysis.tori import line_frequencies, section_curve_spread, torus_generators
+from meanfield.analysis.transients import EscapeRate, escape_rate
 
 __all__ = [
     "basin_entropy",
@@ -99,6 +102,7 @@ __all__ = [
     "Cycle",
     "LyapunovResult",
     "Rotation",
+    "EscapeRate",
     "Thresholds",
     "autocorrelation",
     "autocorrelation_raw",
@@ -112,6 +116,7 @@ __all__ = [
     "detect_period",
     "distinct_count",
     "dominant_frequencies",
+    "escape_rate",
     "find_cycle",
     "fingerprint",
     "assign_to_attractors",
