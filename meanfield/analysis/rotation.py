@@ -62,18 +62,18 @@ def _fold(turns: float) -> float:
     return min(turns, 1.0 - turns)
 
 
-def rotation_number(x, forcing_period: int = 1) -> Rotation:
+def rotation_number(x, forcing_period: int | None = None) -> Rotation:
     """The rotation number of an orbit on an invariant circle of its ``forcing_period``-step map (module docstring).
 
     Parameters
     ----------
     x : array_like, shape (time,) or (time, features), or ~meanfield.Trajectory
         A finite series after its transient (for the attention model, a trajectory's recorded attention rows;
-        its ``forcing_period`` is then taken from it when not given), at least ``MIN_POINTS · forcing_period``
-        samples. A 1-D series is one coordinate of the circle and needs a
-        second: pass the circle's points, e.g. (cos 2πθ, sin 2πθ) of a circle map.
-    forcing_period : int
-        The forcing's period q in samples (1 for an autonomous map).
+        its forcing period is then the default), at least ``MIN_POINTS · forcing_period`` samples. A 1-D
+        series is one coordinate of the circle and needs a second: pass the circle's points, e.g.
+        (cos 2πθ, sin 2πθ) of a circle map.
+    forcing_period : int, optional
+        The forcing's period q in samples (default: a trajectory's own, else 1: an autonomous map).
 
     Returns
     -------
@@ -82,8 +82,9 @@ def rotation_number(x, forcing_period: int = 1) -> Rotation:
     if hasattr(x, "att") and hasattr(x, "forcing_period"):
         if x.att is None:
             raise AnalysisError("the trajectory recorded no attention rows (record 'att')")
-        forcing_period = x.forcing_period if forcing_period == 1 else forcing_period
+        forcing_period = x.forcing_period if forcing_period is None else forcing_period
         x = x.att
+    forcing_period = 1 if forcing_period is None else forcing_period
     q = int(forcing_period)
     if q < 1 or q != forcing_period:
         raise AnalysisError(f"forcing_period = {forcing_period!r} is not allowed: must be a positive integer")
