@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
 import pytest
 from dask.distributed import Client
 
@@ -78,3 +79,26 @@ def test_evidence_of_another_classifier_is_not_re_decided(classified):
     # the positional encoding cycles with period L = 4, seen every k-th step: L / gcd(L, k) recorded rows
     model = mf.presets.paper()
     assert [model.forcing_period(k) for k in (1, 2, 3, 4)] == [4, 2, 4, 1]
+
+
+TORUS_RUN = tiny_text(num=4, steps=300_000, transient=200_000, lyapunov=0, chunk=2).replace(
+    "beta_o = { start = 1.0, stop = 2.6, num = 4 }", "beta_o = [1.244, 0.5, 1.247, 1.26]").replace(
+    'observables = ["mo_se", "att"]', 'observables = ["mo_se"]').replace("lyapunov = 0\n", "")
+
+
+@pytest.mark.integration      # an in-process Dask cluster
+def test_the_results_carry_each_toruss_rotation_number(tmp_path):
+    # two independent measurements of one number: the sweep's, q times the torus generator the classifier found
+    # in the spectral lines of mo_se, and meanfield.rotation_number's angle average on the attention rows of a
+    # run of its own (measured 7e-9 to 1.2e-8 apart: the lines' precision, ≈ 1e-9 cycles per sample, times q = 4);
+    # NaN where there is no torus (β_o = 0.5 rests on its fixed point)
+    from meanfield.sweeps.results.dataset import sweep_results
+    path = tmp_path / "torus.h5"
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        mf.sweep(mf.load_run(TORUS_RUN), path, client=client, progress=False)
+    ds = sweep_results(path)
+    rotation = dict(zip(ds["beta_o"].values.tolist(), ds["rotation"].values.tolist()))
+    assert np.isnan(rotation[0.5])
+    for beta in (1.244, 1.247, 1.26):
+        angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000, progress=False))
+        assert rotation[beta] == pytest.approx(angles.number, abs=1e-7)

@@ -75,6 +75,23 @@ def point_labels(path, thresholds: Thresholds = Thresholds()):
     return codes, periods
 
 
+def torus_rotations(ds, codes: np.ndarray) -> np.ndarray:
+    """The rotation number (turns per forcing period, folded to [0, 1/2]) of every grid point labelled
+    ``quasi_periodic`` with one torus generator: q times the generator the classifier measured from the spectral
+    lines (``frequency1``, cycles per sample folded to [0, 1/(2q)], docs/classification.md §4) — the quantity
+    :func:`meanfield.rotation_number` measures from the orbit's angles. NaN elsewhere, and everywhere when the
+    Dataset ``ds`` holds no evidence of today's classifier."""
+    out = np.full(codes.shape, np.nan)
+    if "evidence" not in ds or tuple(ds["evidence_key"].values.tolist()) != EVIDENCE:
+        return out
+    evidence = ds["evidence"]
+    frequency, dim, q = (evidence.sel(evidence_key=key).values for key in ("frequency1", "torus_dim",
+                                                                          "forcing_period"))
+    torus = (codes == label_code("quasi_periodic")) & (dim == 1)
+    out[torus] = frequency[torus] * q[torus]
+    return out
+
+
 def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, transitions=None) -> dict:
     """Classify every computed point of a sweep file and (re)write its ``analysis`` group: ``label`` (int8
     codes into the ``labels`` attribute, -1 = not computed), ``period`` (-1 = none), the grid coordinates,
