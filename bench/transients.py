@@ -5,8 +5,8 @@ Usage: python bench/transients.py [--beta 1.3] [--starts 128] [--chunk 100000] [
 
 128 uniform random starts (the census's sampler, seed 0) run in chunks of ``chunk`` steps, all on the batched
 kernel, and a start has reached a cycle at the end of the first chunk whose last 600 attention rows repeat with a
-period up to 256 (:func:`meanfield.analysis.find_cycle`, the census's criterion); the periods reached are
-printed. The escape rate is estimated per chunk (:func:`meanfield.analysis.transients.
+period up to 256 (:func:`meanfield.analysis.fingerprint.cycle_periods`, the census's criterion); the periods
+reached are printed. The escape rate is estimated per chunk (:func:`meanfield.analysis.transients.
 escape_rate` on chunk counts; censored at the last chunk) and converted to steps.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import meanfield as mf
-from meanfield.analysis import find_cycle
+from meanfield.analysis.fingerprint import cycle_periods
 from meanfield.analysis.transients import escape_rate
 from meanfield.census import sample
 from meanfield.model.state import StartWindows
@@ -42,10 +42,9 @@ def main():
     for k in range(1, args.chunks + 1):
         run = mf.simulate_batch(model, args.chunk, args.chunk - ROWS, parameters={"beta_o": beta}, start=windows,
                                 record=("att",), progress=False)
-        for i in np.flatnonzero(np.isinf(chunk_of_arrival)):
-            period = find_cycle(run.records["att"][i], max_period=256).period
-            if period is not None:
-                chunk_of_arrival[i], periods[i] = k, period
+        found = cycle_periods(run.records["att"], 256)
+        arrived = np.isinf(chunk_of_arrival) & (found > 0)
+        chunk_of_arrival[arrived], periods[arrived] = k, found[arrived]
         windows = StartWindows(run.final_att, run.final_pe[0])
         print(f"  after {k * args.chunk:>9,d} steps: {int(np.isfinite(chunk_of_arrival).sum()):4d} of "
               f"{args.starts} on the cycle", flush=True)

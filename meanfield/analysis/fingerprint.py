@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from meanfield.analysis.evidence import Thresholds
-from meanfield.analysis.period import cycle_period
+from meanfield.analysis.period import ensemble_periods
 from meanfield.errors import AnalysisError
 
 DEFAULT_QUANTILES = 64
@@ -100,12 +100,8 @@ def cycle_periods(tails: np.ndarray, max_period: int, thresholds: Thresholds = T
     evidence does (:func:`meanfield.analysis.measure`), with lags up to ``max_period``."""
     th = thresholds
     window = th.window(tails.shape[1])
-    limit = min(window // 2, int(max_period))
-    out = np.zeros(tails.shape[0], dtype=np.int64)
-    for s, tail in enumerate(tails):
-        out[s] = cycle_period(np.ascontiguousarray(tail[-window:]), th.period_rtol, th.converged_rtol,
-                              th.converge_decades, th.converge_r2, limit)
-    return out
+    return ensemble_periods(np.ascontiguousarray(tails, dtype=np.float64), window, th.period_rtol,
+                            th.converged_rtol, th.converge_decades, th.converge_r2, min(window // 2, int(max_period)))
 
 
 def fingerprint(tails, *, max_period: int = 256, thresholds: Thresholds = Thresholds(),

@@ -271,12 +271,17 @@ def _find_cycle(y: np.ndarray, rtol: float, converged_rtol: float, decades: floa
     return 0, 0.0, np.nan, 0.0, -1
 
 
-def cycle_period(y: np.ndarray, rtol: float, converged_rtol: float, decades: float, r2_min: float,
-                 limit: int) -> int:
-    """The period (0: none) that :func:`find_cycle` finds with lags up to ``limit`` (≤ n/2) on a C-ordered
-    float64 (time, features) series, without its argument checks: one start of an ensemble
-    (:func:`meanfield.analysis.fingerprint.cycle_periods`)."""
-    return int(_find_cycle(y, rtol, converged_rtol, decades, r2_min, limit)[0])
+@numba.njit(cache=True, nogil=True)
+def ensemble_periods(tails: np.ndarray, window: int, rtol: float, converged_rtol: float, decades: float,
+                     r2_min: float, limit: int) -> np.ndarray:
+    """The period (0: none) that :func:`find_cycle` finds, with lags up to ``limit`` (≤ window/2), on the last
+    ``window`` samples of each C-ordered float64 series of ``tails`` (starts, time, features), without its
+    argument checks: the census's per-start search (:func:`meanfield.analysis.fingerprint.cycle_periods`)."""
+    out = np.zeros(tails.shape[0], dtype=np.int64)
+    for s in range(tails.shape[0]):
+        out[s] = _find_cycle(np.ascontiguousarray(tails[s, tails.shape[1] - window:]), rtol, converged_rtol,
+                             decades, r2_min, limit)[0]
+    return out
 
 
 def find_cycle(

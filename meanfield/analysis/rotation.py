@@ -27,6 +27,7 @@ import numpy as np
 from meanfield.analysis._input import as_series
 from meanfield.analysis.period import find_cycle
 from meanfield.analysis.regularity import weighted_birkhoff_average
+from meanfield.analysis.tori import fold
 from meanfield.errors import AnalysisError
 
 #: Consecutive blocks whose averages give the standard error of ρ.
@@ -55,11 +56,6 @@ def _locked(p: int, k: int, points: int) -> Rotation:
     p = min(p % k, k - p % k)
     common = gcd(p, k)
     return Rotation(p / k, 0.0, (p // common, k // common), points)
-
-
-def _fold(turns: float) -> float:
-    turns %= 1.0
-    return min(turns, 1.0 - turns)
 
 
 def rotation_number(x, forcing_period: int | None = None) -> Rotation:
@@ -100,7 +96,7 @@ def rotation_number(x, forcing_period: int | None = None) -> Rotation:
         k = int(cycle.period)
         return _locked(round(turns * k) % k, k, n)
     blocks = [float(weighted_birkhoff_average(b)) / (2 * np.pi) for b in np.array_split(steps, BLOCKS)]
-    return Rotation(_fold(turns), float(np.std(blocks, ddof=1) / np.sqrt(BLOCKS)), None, n)
+    return Rotation(float(fold(turns)), float(np.std(blocks, ddof=1) / np.sqrt(BLOCKS)), None, n)
 
 
 def _angle_steps(points: np.ndarray) -> np.ndarray:

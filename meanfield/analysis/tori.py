@@ -67,7 +67,7 @@ def line_frequencies(x: np.ndarray, n_lines: int = 8, min_relative: float = 1e-3
     return np.clip((peaks + shift) / size, 0.0, 0.5), mag[peaks] * (2.0 / w.sum())
 
 
-def _fold(f: np.ndarray) -> np.ndarray:
+def fold(f):
     """Frequencies mod 1 folded to [0, ½] (a real observable cannot tell ω from −ω)."""
     f = np.mod(f, 1.0)
     return np.minimum(f, 1.0 - f)
@@ -86,7 +86,7 @@ def _explained(f: float, basis: list[float], max_order: int, tol: float) -> bool
     if not basis:
         return False
     order = max_order * {1: 4, 2: 2}.get(len(basis), 1)
-    return bool(np.min(np.abs(_fold(_orders(len(basis), order) @ np.asarray(basis)) - f)) <= tol)
+    return bool(np.min(np.abs(fold(_orders(len(basis), order) @ np.asarray(basis)) - f)) <= tol)
 
 
 def torus_generators(freqs: np.ndarray, forcing_period: int = 1, max_order: int = 8, tol: float = 1e-6,
