@@ -188,7 +188,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         v_ring, k_ring = np.empty((L, M, 1)), np.empty((L, M, 1))
         dv_ring, dk_ring, dq = np.empty((L, M, M, 1)), np.empty((L, M, M, 1)), np.empty((1, M, M, 1))
         for d in range(L - 1, -1, -1):
-            token_fields(coef, signs, params, att0, d, pe_terms, h, fields, semantic_o)
+            token_fields(coef, signs, params, att0, d, pe_terms, h, fields, semantic_o, False)
             store_token(fields, v_ring, k_ring, d)
             token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
             token_jacobian(coef, F_K, signs, params, h, dk_ring, d)

@@ -17,40 +17,81 @@ def token_sums(jit, tanh, slot_of, softmax_weights):
     P_BETA, P_GAMMA, P_W, P_W_MO_SE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_W_MO_SE
 
     @jit
-    def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
-        """``token_fields`` with the sizes read from the arrays: the same sums, lane by lane."""
+    def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o, with_o):
+        """``token_fields`` with the sizes read from the arrays: the same sums, lane by lane, four terms per pass
+        over the lanes so that the running sums stay in registers across them (the terms are added in the same
+        order: the same bits). m^o and ``semantic_o`` are computed only ``with_o`` (only records read them)."""
         n_feat = att_ring.shape[1]
         n_pat = signs.shape[0]
         n_lanes = h.shape[1]
         for j in range(n_pat):
             for lane in range(n_lanes):
                 h[j, lane] = 0.0
-            for b in range(n_feat):
+            b = 0
+            while b + 4 <= n_feat:
+                s0, s1, s2, s3 = signs[j, b], signs[j, b + 1], signs[j, b + 2], signs[j, b + 3]
+                for lane in range(n_lanes):
+                    h[j, lane] = (((h[j, lane] + s0 * att_ring[slot, b, lane]) + s1 * att_ring[slot, b + 1, lane])
+                                  + s2 * att_ring[slot, b + 2, lane]) + s3 * att_ring[slot, b + 3, lane]
+                b += 4
+            for b in range(b, n_feat):
                 sign = signs[j, b]
                 for lane in range(n_lanes):
                     h[j, lane] += sign * att_ring[slot, b, lane]
             for lane in range(n_lanes):
                 h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
         for a in range(n_feat):
-            for lane in range(n_lanes):
-                fields[F_O, a, lane] = 0.0
-                fields[F_V, a, lane] = 0.0
-                fields[F_Q, a, lane] = 0.0
-                fields[F_K, a, lane] = 0.0
-            for j in range(n_pat):
-                c_o, c_v, c_q, c_k = coef[F_O, j, a], coef[F_V, j, a], coef[F_Q, j, a], coef[F_K, j, a]
-                for lane in range(n_lanes):
-                    fields[F_O, a, lane] += c_o * h[j, lane]
-                    fields[F_V, a, lane] += c_v * h[j, lane]
-                    fields[F_Q, a, lane] += c_q * h[j, lane]
-                    fields[F_K, a, lane] += c_k * h[j, lane]
+            value_query_key(coef, h, a, fields)
             for lane in range(n_lanes):
                 w = params[P_W, lane]
-                semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
-                fields[F_O, a, lane] = w * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
                 fields[F_V, a, lane] = w * fields[F_V, a, lane] + pe_terms[F_V, slot, a, lane]
                 fields[F_Q, a, lane] = w * fields[F_Q, a, lane] + pe_terms[F_Q, slot, a, lane]
                 fields[F_K, a, lane] = w * fields[F_K, a, lane] + pe_terms[F_K, slot, a, lane]
+            if with_o:
+                output_field(coef, h, a, fields[F_O, a])
+                for lane in range(n_lanes):
+                    semantic_o[a, lane] = params[P_W_MO_SE, lane] * fields[F_O, a, lane]
+                    fields[F_O, a, lane] = params[P_W, lane] * fields[F_O, a, lane] + pe_terms[F_O, slot, a, lane]
+
+    @jit
+    def value_query_key(coef, h, a, fields):
+        """fields[f, a] = Σ_j c^f[j, a] h[j] for f = v, q, k: the three sums in one pass over the sign classes,
+        four classes per pass over the lanes."""
+        n_pat, n_lanes = h.shape[0], h.shape[1]
+        for f in (F_V, F_Q, F_K):
+            for lane in range(n_lanes):
+                fields[f, a, lane] = 0.0
+        j = 0
+        while j + 4 <= n_pat:
+            c = coef[:, j:j + 4, a]
+            for lane in range(n_lanes):
+                h0, h1, h2, h3 = h[j, lane], h[j + 1, lane], h[j + 2, lane], h[j + 3, lane]
+                for f in (F_V, F_Q, F_K):
+                    fields[f, a, lane] = (((fields[f, a, lane] + c[f, 0] * h0) + c[f, 1] * h1) + c[f, 2] * h2
+                                          ) + c[f, 3] * h3
+            j += 4
+        for j in range(j, n_pat):
+            for f in (F_V, F_Q, F_K):
+                for lane in range(n_lanes):
+                    fields[f, a, lane] += coef[f, j, a] * h[j, lane]
+
+    @jit
+    def output_field(coef, h, a, out):
+        """out = Σ_j c^o[j, a] h[j] (one feature's m^o before the factor w and the PE term), four classes per
+        pass over the lanes."""
+        n_pat, n_lanes = h.shape[0], h.shape[1]
+        for lane in range(n_lanes):
+            out[lane] = 0.0
+        j = 0
+        while j + 4 <= n_pat:
+            c = coef[F_O, j:j + 4, a]
+            for lane in range(n_lanes):
+                out[lane] = (((out[lane] + c[0] * h[j, lane]) + c[1] * h[j + 1, lane]) + c[2] * h[j + 2, lane]
+                             ) + c[3] * h[j + 3, lane]
+            j += 4
+        for j in range(j, n_pat):
+            for lane in range(n_lanes):
+                out[lane] += coef[F_O, j, a] * h[j, lane]
 
     @jit
     def attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new):

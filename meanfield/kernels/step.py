@@ -231,12 +231,14 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
-        def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o):
+        def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o, with_o):
             """Mean fields m^o, m^v, m^q, m^k of the token generated from window row ``att_ring[slot]``, whose PE
             code is row ``slot`` of the start PE window (docs/model.md §3, steps 1-2).
 
             h[j] = tanh(β σ_j·A), m^f[a] = w Σ_j c^f[j, a] h[j] + (PE term); ``semantic_o`` receives
             m^{o,se} = w_mo_se Σ_j c^o[j, a] h[j] (the reference's ``mo_se``: factor w included, 1 in the sigma model).
+            m^o and ``semantic_o`` are needed only ``with_o`` (only records read them): the run-time-size build
+            (:mod:`.lane_sums`) skips them otherwise; here they cost a register each and are always computed.
             """
             n_lanes = h.shape[1]
             for j in range(J):
@@ -631,7 +633,7 @@ def record_stage(jit, L, M, tokens, tangents):
                     scratch.k_ring[d, a, lane] = 0.0
         for d in range(1, n_rows):
             token_fields(coef, signs, params, att_ring, d, scratch.pe_terms, scratch.h, scratch.fields,
-                         scratch.semantic_o)
+                         scratch.semantic_o, False)
             store_token(scratch.fields, scratch.v_ring, scratch.k_ring, d)
             if out.block_sums.shape[1] > 0:
                 token_jacobian(coef, F_V, signs, params, scratch.h, scratch.dv_ring, d)
@@ -668,6 +670,7 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
     (:class:`TokenStage`), ``tangents`` (:class:`TangentStage`), ``control`` (:class:`ControlStage`),
     ``lyapunov`` (:class:`LyapunovStage`) and ``records`` (:class:`RecordStage`); returns a :class:`TileLoop`."""
     F_V, F_K, PROGRESS_STRIDE = layout.F_V, layout.F_K, layout.PROGRESS_STRIDE
+    OBS_MO, OBS_MO_SE = layout.OBS_MO, layout.OBS_MO_SE
     token_fields, store_token, attend = tokens.token_fields, tokens.store_token, tokens.attend
     token_jacobian, control_step = tangents.token_jacobian, control.control_step
     start_tangents, advance_tangents = lyapunov.start_tangents, lyapunov.advance_tangents
@@ -709,13 +712,16 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
         n_vec = block_sums.shape[1]
         n_alive = att_ring.shape[2]
         reached = shared.progress
+        with_o = False                   # m^o only where it is recorded
+        for n in range(selection.shape[0]):
+            with_o = with_o or selection[n] == OBS_MO or selection[n] == OBS_MO_SE
         start_tile(shared, tile, scratch, out)
         head = np.int64(0)               # not a literal: numba would compile the callees for head = 0 too
         for t in range(steps):
             if t % PROGRESS_STRIDE == 0:
                 reached[0] = t
             # slot indices double as PE rows: the token of step t carries Π0[(-t) mod L] = Π0[head]
-            token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o)
+            token_fields(coef, signs, params, att_ring, head, pe_terms, h, fields, semantic_o, with_o)
             store_token(fields, v_ring, k_ring, head)
             attend(params, fields, v_ring, k_ring, head, depth, p, softmax, att_new)
             saved = t - transient
