@@ -6,8 +6,9 @@ minimally extended system of :mod:`meanfield.analysis.curves`, with the normal-f
 (:mod:`meanfield.analysis.normal_forms`) and the codim-2 points found. For the attention model the cycle is the
 N-point orbit of :mod:`meanfield.periodic_orbits` (point i mapped with the PE phase i), the state derivatives
 the kernels' analytic Jacobians, the map at α = (α_1, α_2) the model with both parameters replaced. The PE
-phase of the point's first window is not stored with it: of the L rotations of the model's checkpoint PE
-window, the one under which the point's windows are a cycle (smallest multiple-shooting residual) is used.
+phase of the point's first window is not stored with it: of the L rotations of the PE window of the state the
+point was located from (``state``, default the model's checkpoint), the one under which the point's windows are a
+cycle (smallest multiple-shooting residual) is used, and none fitting is refused.
 """
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from .analysis.maps import Map
 from .analysis.orbits import numba_family, residuals
 from .errors import ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec
+from .model.state import State
 from .periodic_orbits import _pe_window, attention_family
 from .progress import SpanBar
+
+#: A located point's windows are a cycle to Newton's tolerance; under a wrong PE phase they miss by O(ε).
+CYCLE_MISFIT = 1e-8
 
 
 def _check_point(point, model) -> None:
@@ -72,18 +77,28 @@ def _check(model, point, parameter, interval, progress) -> tuple[float, float]:
     return lo, hi
 
 
-def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[str, str]):
-    """``family(α)`` of the model with both parameters replaced, at the PE phase the point's windows fit."""
+def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[str, str], state: State | None):
+    """``family(α)`` of the model with both parameters replaced, at the PE phase the point's windows fit: of the
+    L rotations of the PE window of ``state`` (default the model's checkpoint). ConfigError when none makes
+    them a cycle (the point was located from another PE window)."""
     points = np.asarray(point.points, dtype=np.float64)
     at_point = model.replace(**{point.parameter: point.value})
-    pe = _pe_window(model, model.checkpoint) if model.checkpoint is not None else np.zeros((model.context, 0))
+    source = model.checkpoint if state is None else state
+    pe = _pe_window(model, source) if source is not None else np.zeros((model.context, 0))
     rotations = [np.roll(pe, i, axis=0) for i in range(model.context)]
     misfit = [np.abs(residuals(points, attention_family(at_point, None, r)()(points)[0])).max() for r in rotations]
-    return attention_family(model, names, rotations[int(np.argmin(misfit))])
+    best = int(np.argmin(misfit))
+    if not misfit[best] <= CYCLE_MISFIT * max(1.0, np.abs(points).max()):
+        where = "the model's checkpoint" if state is None else "state"
+        raise ConfigError(f"state: the point's windows are no cycle under any rotation of the PE window of {where} "
+                          f"(smallest residual {misfit[best]:.3g}); pass the state the point was located from "
+                          "(mf.bifurcations(..., state=...))")
+    return attention_family(model, names, rotations[best])
 
 
 def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str, interval, *,
-                      max_step: float | None = None, max_points: int = MAX_POINTS, progress: bool = False) -> Curve:
+                      state: State | None = None, max_step: float | None = None, max_points: int = MAX_POINTS,
+                      progress: bool = False) -> Curve:
     """Continue a point returned by :func:`meanfield.bifurcations` in a second parameter (docs/bifurcations.md
     §10).
 
@@ -114,6 +129,8 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
         ``criticality``, and ``special``, the codim-2 points.
     """
     lo, hi = _check(model, point, parameter, interval, progress)
+    if state is not None and not isinstance(state, State):
+        raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None")
     names = (point.parameter, parameter)
     if isinstance(model, Map):
         indices = [model.index(name) for name in names]
@@ -126,7 +143,7 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
 
         start = base[indices[1]]
     else:
-        family = _attention_curve_family(model, point, names)
+        family = _attention_curve_family(model, point, names, state)
         start = getattr(model, parameter)
     with SpanBar((lo, hi), start, parameter, enabled=progress) as bar:
         return trace_curve(family, point.kind, np.asarray(point.points, dtype=np.float64), (point.value, start),

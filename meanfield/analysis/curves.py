@@ -57,6 +57,8 @@ CHORD_STEPS = 8
 #: A corrected point farther than JUMP times the step from its predictor is refused (on the validation curves
 #: the corrector moves at most 0.034 of a step; a jump to a neighbouring curve moves about one step).
 JUMP = 0.5
+#: Memory for the Jacobians of one call of the family in ∂g/∂x (several moved copies of the cycle at once).
+DIFFERENCE_BYTES = 2 ** 27
 #: Strong resonances on a Neimark–Sacker curve: name → the angle θ of the critical pair.
 RESONANCES = {"1:1": 0.0, "1:2": np.pi, "1:3": 2 * np.pi / 3, "1:4": np.pi / 2}
 
@@ -116,6 +118,31 @@ def defining(kind: str, m: np.ndarray) -> np.ndarray:
     return np.prod(mu[..., i] * mu[..., j] - 1, axis=-1).real
 
 
+def defining_gradient(kind: str, m: np.ndarray) -> np.ndarray:
+    """G = ∂g/∂M (n, n) of :func:`defining`'s g at the monodromy ``m``, G_ab = ∂g/∂M_ab. fold and period
+    doubling: g = det(A), A = M ∓ I, and G is the transposed adjugate, det(U) det(V) U diag(Π_{j≠i} σ_j) Vᵀ
+    from A = U diag(σ) Vᵀ (finite where A is singular, as on the curve). Neimark–Sacker: g = Π_{i<j}(μ_i μ_j − 1)
+    and ∂μ_i/∂M_ab = (V⁻¹)_ia V_bi for M = V diag(μ) V⁻¹, so G = (V diag(c) V⁻¹)ᵀ with
+    c_i = ∂g/∂μ_i = Σ_{j≠i} μ_j Π_{(k,l)≠(i,j)} (μ_k μ_l − 1)."""
+    n = m.shape[0]
+    if kind in ("fold", "period_doubling"):
+        u, sigma, vt = np.linalg.svd(m - np.eye(n) if kind == "fold" else m + np.eye(n))
+        others = np.array([np.prod(np.delete(sigma, i)) for i in range(n)])
+        return np.linalg.det(u) * np.linalg.det(vt) * (u * others) @ vt
+    mu, vectors = np.linalg.eig(m)
+    factors = np.outer(mu, mu) - 1                                   # f_ij = μ_i μ_j − 1, symmetric
+    upper = _pairs(n)
+    smallest = np.argmin(np.abs(factors[upper]))                     # the critical pair's factor, ~0 on the curve
+    a, b = upper[0][smallest], upper[1][smallest]
+    rest = np.prod(np.delete(factors[upper], smallest))              # Π over the other pairs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        without = rest * factors[a, b] / factors                     # Π_{(k,l)≠(i,j)} f_kl, i ≠ j
+    without[a, b] = without[b, a] = rest
+    np.fill_diagonal(without, 0.0)
+    c = without @ mu
+    return ((vectors * c) @ np.linalg.inv(vectors)).T.real
+
+
 class ExtendedSystem:
     """[G(x, α); g(x, α)] = 0 and its pseudo-arclength continuation (module docstring); ``family(α)`` gives
     the map at α = (α_1, α_2) as an ``evaluate(points) -> (images, jacobians)``."""
@@ -132,8 +159,12 @@ class ExtendedSystem:
         return residuals(points, images).ravel(), float(defining(self.kind, monodromy(jacobians))), jacobians
 
     def _dg_dx(self, z, jacobians):
-        """∂g/∂x by central differences: coordinate j of every point x_k moved at once (one evaluation of the
-        cycle), g_k recomputed with only J_k replaced, M = (J_{p−1} ⋯ J_{k+1}) J_k (J_{k−1} ⋯ J_0)."""
+        """∂g/∂x. g depends on the point x_k only through J_k, and M = A_k J_k B_k with A_k = J_{p−1} ⋯ J_{k+1},
+        B_k = J_{k−1} ⋯ J_0, so ∂g/∂x_{k,j} = ⟨H_k, ∂J_k/∂x_{k,j}⟩ with H_k = A_kᵀ G B_kᵀ and G = ∂g/∂M
+        (:func:`defining_gradient`); ∂J_k/∂x_{k,j} by central differences, coordinate j of every point moved at
+        once. The moved copies of the cycle go to the family together, as many as DIFFERENCE_BYTES of Jacobians
+        hold (point i of a call has the phase of i mod p). O(p n³ + n · (one evaluation)): no determinant or
+        eigenvalue problem per difference."""
         points = z[:-2].reshape(self.shape)
         p, n = self.shape
         before = [np.eye(n)]
@@ -143,16 +174,20 @@ class ExtendedSystem:
         for jac in jacobians[:0:-1]:
             after.append(after[-1] @ jac)
         before, after = np.array(before), np.array(after[::-1])
+        gradient = defining_gradient(self.kind, after[0] @ jacobians[0])
+        weights = after.transpose(0, 2, 1) @ gradient @ before.transpose(0, 2, 1)        # H_k, (p, n, n)
         evaluate = self.family(z[-2:])
         steps = 1e-6 * np.maximum(1.0, np.abs(points))                       # (p, n), one per unknown
-        moved = np.empty((2, n, p, n, n))                                    # ±, coordinate j, point k: J_k
-        for j in range(n):
-            for side, sign in enumerate((1.0, -1.0)):
-                shifted = points.copy()
-                shifted[:, j] += sign * steps[:, j]
-                moved[side, j] = evaluate(shifted, with_images=False)[1]
-        g = defining(self.kind, after @ moved @ before)                      # one stacked call: (2, n, p)
-        return ((g[0] - g[1]) / (2 * steps.T)).T.ravel()
+        out = np.empty((p, n))
+        per_call = max(1, DIFFERENCE_BYTES // (16 * p * n * n))             # coordinates whose 2p Jacobians fit
+        for first in range(0, n, per_call):
+            coords = np.arange(first, min(first + per_call, n))
+            shifted = np.repeat(points[None, None], len(coords), axis=0).repeat(2, axis=1)    # (c, ±, p, n)
+            shifted[np.arange(len(coords)), 0, :, coords] += steps[:, coords].T
+            shifted[np.arange(len(coords)), 1, :, coords] -= steps[:, coords].T
+            moved = evaluate(shifted.reshape(-1, n), with_images=False)[1].reshape(len(coords), 2, p, n, n)
+            out[:, coords] = np.einsum("kab,ckab->kc", weights, moved[:, 0] - moved[:, 1]) / (2 * steps[:, coords])
+        return out.ravel()
 
     def system(self, z):
         """F(z) = [G; g] and its (pn + 1) × (pn + 2) Jacobian (finite differences where module docstring says)."""

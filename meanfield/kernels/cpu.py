@@ -177,29 +177,29 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
 
     @_cached(tag)
     def gradient_into(coef, signs, w_pe, params, pe0, att0, ctrl, controlled, grad, att_new):
-        """grad[d] = ∂a_t/∂A[d] into ``grad`` (L, M, M, 1) and the new row a_t into ``att_new`` (M, 1), of one
-        point (one lane: ``params`` (K, 1), ``pe0`` (L, P, 1), ``att0`` (L, M, 1), a full window) as run_tile
-        computes them (docs/model.md §4); with ``controlled`` the PID step runs first on ``ctrl``
-        (CTRL_ROWS, M, 1), which receives the clamp gate, and ``att_new`` is the raw output."""
-        L, M, J = att0.shape[0], att0.shape[1], signs.shape[0]
-        pe_terms = np.empty((4, L, M, 1))
+        """grad[d] = ∂a_t/∂A[d] into ``grad`` (L, M, M, lanes) and the new row a_t into ``att_new`` (M, lanes), of
+        points as lanes (``params`` (K, lanes), ``pe0`` (L, P, lanes), ``att0`` (L, M, lanes), full windows) as
+        run_tile computes them (docs/model.md §4); with ``controlled`` the PID step runs first on ``ctrl``
+        (CTRL_ROWS, M, lanes), which receives the clamp gate, and ``att_new`` is the raw output."""
+        L, M, J, n = att0.shape[0], att0.shape[1], signs.shape[0], att0.shape[2]
+        pe_terms = np.empty((4, L, M, n))
         positional_terms(w_pe, params, pe0, pe_terms)
-        h, fields, semantic_o = np.empty((J, 1)), np.empty((4, M, 1)), np.empty((M, 1))
-        v_ring, k_ring = np.empty((L, M, 1)), np.empty((L, M, 1))
-        dv_ring, dk_ring, dq = np.empty((L, M, M, 1)), np.empty((L, M, M, 1)), np.empty((1, M, M, 1))
+        h, fields, semantic_o = np.empty((J, n)), np.empty((4, M, n)), np.empty((M, n))
+        v_ring, k_ring = np.empty((L, M, n)), np.empty((L, M, n))
+        dv_ring, dk_ring, dq = np.empty((L, M, M, n)), np.empty((L, M, M, n)), np.empty((1, M, M, n))
         for d in range(L - 1, -1, -1):
             token_fields(coef, signs, params, att0, d, pe_terms, h, fields, semantic_o, False)
             store_token(fields, v_ring, k_ring, d)
             token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
             token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
         token_jacobian(coef, F_Q, signs, params, h, dq, 0)
-        p = np.empty((L, 1))
-        attend(params, fields, v_ring, k_ring, 0, np.full(1, L), p, np.empty((2, 1)), att_new)
+        p = np.empty((L, n))
+        attend(params, fields, v_ring, k_ring, 0, np.full(n, L), p, np.empty((2, n)), att_new)
         if controlled:
-            control_step(params, att0, 0, att_new, ctrl, np.empty(1))
+            control_step(params, att0, 0, att_new, ctrl, np.empty(n))
             att_new[:] = ctrl[C_RAW]
         attention_gradient(params, fields, v_ring, k_ring, dv_ring, dk_ring, dq, 0, p, att_new, grad,
-                           np.empty((M + 2, 1)))
+                           np.empty((M + 2, n)))
 
     @_cached(tag)
     def window_gradient(coef, signs, w_pe, params, pe0, att0, ctrl, controlled):
@@ -210,12 +210,11 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         return grad
 
     @_cached(tag)
-    def step_gradients(coef, signs, w_pe, params, pe0s, atts, grads, news):
-        """``gradient_into`` of n uncontrolled points: ``pe0s`` (n, L, P, 1), ``atts`` (n, L, M, 1) full windows
-        into ``grads`` (n, L, M, M, 1) and ``news`` (n, M, 1)."""
-        ctrl = np.zeros((CTRL_ROWS, atts.shape[2], 1))
-        for i in range(atts.shape[0]):
-            gradient_into(coef, signs, w_pe, params, pe0s[i], atts[i], ctrl, False, grads[i], news[i])
+    def step_gradients(coef, signs, w_pe, params, pe0, att0, grad, att_new):
+        """``gradient_into`` of uncontrolled points as lanes (arguments as there; every lane's arithmetic is its
+        own, so a point's result does not depend on the others)."""
+        ctrl = np.zeros((CTRL_ROWS, att0.shape[1], att0.shape[2]))
+        gradient_into(coef, signs, w_pe, params, pe0, att0, ctrl, False, grad, att_new)
 
     @_cached(tag)
     def attention_jacobian(coef, signs, w_pe, params, pe0, att0):
@@ -277,19 +276,20 @@ def attention_jacobian(coef, signs, w_pe, params, pe, att):
 def images_and_jacobians(coef, signs, w_pe, params, pe, att) -> tuple[np.ndarray, np.ndarray]:
     """The map's images A' (n, L·M) and Jacobians ∂A'/∂A (n, L·M, L·M) (row-major flattening) of n points
     (``params`` (K,), ``pe`` (n, L, P), ``att`` (n, L, M), full windows, no control) in one compiled call: the first
-    block row is the attention gradient, the rest the shift (docs/model.md §4)."""
+    block row is the attention gradient, the rest the shift (docs/model.md §4). The points run as the lanes of one
+    kernel call."""
     n, L, M = att.shape
     kernel = tile_kernels(L, M, signs.shape[0]).step_gradients
-    grads, news = np.empty((n, L, M, M, 1)), np.empty((n, M, 1))
+    grads, news = np.empty((L, M, M, n)), np.empty((M, n))
     kernel(np.ascontiguousarray(coef), np.ascontiguousarray(signs), np.ascontiguousarray(w_pe),
-           np.ascontiguousarray(np.asarray(params, dtype=np.float64)[:, None]),
-           np.ascontiguousarray(pe[..., None], dtype=np.float64),
-           np.ascontiguousarray(att[..., None], dtype=np.float64), grads, news)
+           np.ascontiguousarray(np.repeat(np.asarray(params, dtype=np.float64)[:, None], n, axis=1)),
+           np.ascontiguousarray(np.moveaxis(pe, 0, -1), dtype=np.float64),
+           np.ascontiguousarray(np.moveaxis(att, 0, -1), dtype=np.float64), grads, news)
     jacobians = np.zeros((n, L * M, L * M))
-    jacobians[:, :M, :] = grads[..., 0].transpose(0, 2, 1, 3).reshape(n, M, L * M)   # [a, d·M + b] = grad[d, a, b]
+    jacobians[:, :M, :] = grads.transpose(3, 1, 0, 2).reshape(n, M, L * M)   # [i, a, d·M + b] = grad[d, a, b, i]
     shifted = np.arange(M, L * M)
     jacobians[:, shifted, shifted - M] = 1.0
-    images = np.concatenate([news[..., 0], att[:, :L - 1].reshape(n, -1)], axis=1)
+    images = np.concatenate([news.T, att[:, :L - 1].reshape(n, -1)], axis=1)
     return images, jacobians
 
 

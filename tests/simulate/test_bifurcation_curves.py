@@ -115,3 +115,18 @@ def test_bad_input_is_refused_in_one_line_before_any_computation(monkeypatch, ch
         mf.bifurcation_curve(mf.presets.paper(), change.get("point", point), change.get("parameter", "beta_att"),
                              change.get("interval", (0.5, 7.0)))
     assert "\n" not in str(info.value)
+
+
+def test_a_point_from_another_pe_window_needs_its_state():
+    """A point located from a state whose PE window is no rotation of the checkpoint's (two rows swapped): without
+    that state no phase makes its windows a cycle, and the curve is refused in one line instead of continuing
+    another cycle; with it, the curve starts at the point."""
+    model = mf.presets.paper()
+    pe = np.asarray(model.checkpoint.pe, dtype=float)[[1, 0, 2, 3]]
+    settled = mf.simulate(model, 4000, 0, start=mf.State(att=model.checkpoint.att, pe=pe), progress=False)
+    point = mf.bifurcations(model, "beta_o", (1.1, 1.5), state=settled.final_state)[0]
+    with pytest.raises(ConfigError, match="^state: the point's windows are no cycle"):
+        mf.bifurcation_curve(model, point, "beta_att", (2.1, 2.3))
+    curve = mf.bifurcation_curve(model, point, "beta_att", (2.19, 2.21), state=settled.final_state, max_points=2)
+    at_start = np.argmin(np.abs(curve.values[:, 1] - model.beta_att))
+    assert abs(curve.values[at_start, 0] - point.value) <= 1e-9

@@ -1,6 +1,6 @@
 """The tools at M = 64 (a model of 128 weight columns: K = 128 sign classes of 2^63, docs/model.md §1.1): run,
-classification, census, periodic orbit and its Neimark–Sacker point, a run file's chunk and the command line, each
-checked against a direct computation.
+classification, census, periodic orbit and its Neimark–Sacker point, that point's curve in two parameters, a run
+file's chunk, the command line and the finite-N network, each checked against a direct computation.
 
 Slow: the kernels of the 64-feature shape (plain, tangent, Jacobian) compile for about a minute on a cold cache.
 """
@@ -49,6 +49,39 @@ def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(mode
     moduli = [np.max(np.abs(mf.periodic_orbit(model.replace(beta_o=value + shift), run.final_state,
                                               period=4).multipliers)) for shift in (-1e-3, 1e-3)]
     assert moduli[0] < 1 < moduli[1]
+
+
+def test_the_neimark_sacker_curve_in_two_parameters(model, start):
+    """The point continued in β_att (a 1 025-unknown extended system): the curve passes the located point, keeps a
+    unit pair at every point, and its far end is a Neimark–Sacker point of the cycle found afresh by Newton there
+    (max|μ| < 1 at β_o − 1e-4, > 1 at β_o + 1e-4: the slope of max|μ| is ~1 per unit of β_o, far above Newton's
+    1e-10)."""
+    at = model.replace(beta_o=2.3)
+    run = mf.simulate(at, 3000, 2000, start=start, progress=False)
+    point = mf.bifurcations(at, "beta_o", (2.3, 2.6), state=run.final_state)[0]
+    curve = mf.bifurcation_curve(at, point, "beta_att", (2.18, 2.22), state=run.final_state, max_points=2)
+    assert curve.kind == "neimark_sacker" and len(curve.values) == 5
+    at_start = np.argmin(np.abs(curve.values[:, 1] - at.beta_att))
+    assert abs(curve.values[at_start, 0] - point.value) <= 1e-9
+    assert np.allclose(np.abs(curve.multipliers).max(axis=1), 1.0, atol=1e-8)
+    beta_o, beta_att = curve.values[-1]
+    assert beta_att > at.beta_att and beta_o != point.value
+    far = model.replace(beta_att=beta_att)
+    moduli = [np.max(np.abs(mf.periodic_orbit(far.replace(beta_o=beta_o + shift), run.final_state,
+                                              period=4).multipliers)) for shift in (-1e-4, 1e-4)]
+    assert moduli[0] < 1 < moduli[1]
+
+
+def test_the_finite_network_of_64_features_converges_to_the_mean_field(model):
+    """The network of the model's 128 columns, each repeated N_se/128 times (docs/model.md §6.1), at β_o = 0.3: its
+    error to the aligned mean field over 10 steps falls like N^(-1/2) from N_se = 1 280 to 128 000 (fitted log-log
+    slope within ±0.1 of -1/2 with 20 replicas; measured -0.50)."""
+    from meanfield.finite import simulate_finite
+    sizes = np.array([1280, 12800, 128000])
+    errors = [simulate_finite(model, n, model.context + 11, 20, seed=1).aligned_error("mo_se", 10).mean()
+              for n in sizes]
+    slope = np.polyfit(np.log(sizes), np.log(errors), 1)[0]
+    assert -0.6 <= slope <= -0.4
 
 
 RUN = """
