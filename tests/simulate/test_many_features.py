@@ -39,9 +39,16 @@ def test_a_stable_cycle_is_found_by_every_tool(model, start):
     assert len(census.attractors) == 1 and census.attractors[0].fraction == 1.0
 
 
-def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(model, start):
-    run = mf.simulate(model.replace(beta_o=2.3), 3000, 2000, start=start, progress=False)
-    located = mf.bifurcations(model.replace(beta_o=2.3), "beta_o", (2.3, 2.6), state=run.final_state)
+@pytest.fixture(scope="module")
+def ns_point(model, start):
+    """The rest cycle's first Neimark–Sacker point along β_o from 2.3, with the run it was located from."""
+    at = model.replace(beta_o=2.3)
+    run = mf.simulate(at, 3000, 2000, start=start, progress=False)
+    return at, run, mf.bifurcations(at, "beta_o", (2.3, 2.6), state=run.final_state)
+
+
+def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(model, ns_point):
+    _, run, located = ns_point
     assert located and located[0].kind == "neimark_sacker"      # the first of the rest cycle's (a second pair follows)
     value = located[0].value
     # Newton's cycle on either side, from the run's state: max|μ| < 1 just below, > 1 just above (1e-3 apart in β_o
@@ -51,14 +58,12 @@ def test_the_neimark_sacker_point_is_where_the_multipliers_leave_the_circle(mode
     assert moduli[0] < 1 < moduli[1]
 
 
-def test_the_neimark_sacker_curve_in_two_parameters(model, start):
+def test_the_neimark_sacker_curve_in_two_parameters(model, ns_point):
     """The point continued in β_att (a 1 025-unknown extended system): the curve passes the located point, keeps a
     unit pair at every point, and its far end is a Neimark–Sacker point of the cycle found afresh by Newton there
-    (max|μ| < 1 at β_o − 1e-4, > 1 at β_o + 1e-4: the slope of max|μ| is ~1 per unit of β_o, far above Newton's
-    1e-10)."""
-    at = model.replace(beta_o=2.3)
-    run = mf.simulate(at, 3000, 2000, start=start, progress=False)
-    point = mf.bifurcations(at, "beta_o", (2.3, 2.6), state=run.final_state)[0]
+    (max|μ| < 1 at β_o − 1e-4, > 1 at β_o + 1e-4; the curve's points hold to Newton's 1e-10, far finer)."""
+    at, run, located = ns_point
+    point = located[0]
     curve = mf.bifurcation_curve(at, point, "beta_att", (2.18, 2.22), state=run.final_state, max_points=2)
     assert curve.kind == "neimark_sacker" and len(curve.values) == 5
     at_start = np.argmin(np.abs(curve.values[:, 1] - at.beta_att))
