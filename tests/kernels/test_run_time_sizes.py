@@ -11,11 +11,11 @@ from .test_tiles import OUTPUTS, batches
 
 
 def column_form_run(model, att, pe, steps):
-    """``steps`` steps of the map from the full window ``att`` (L, M) with PE codes ``pe`` (L, P), written from the
-    equations over the model's weight columns: every window row's mean fields m^α_a = w <W^α_{i,a} tanh(β W^o_i·A)>_i
-    + ε W^α_PE[a]·π / P (docs/model.md §1.1), scores γ m^q_0·m^k_d, softmax, a = Σ_d p_d m^v_d as the newest row,
-    the PE codes turning with the window (§3). Returns the outputs a and the new token's m^o and m^{o,se} (each
-    (steps, M))."""
+    """``steps`` steps of the map from the window ``att`` (D, M), D ≤ L rows, with PE codes ``pe`` (L, P), written
+    from the equations over the model's weight columns: every window row's mean fields
+    m^α_a = w <W^α_{i,a} tanh(β W^o_i·A)>_i + ε W^α_PE[a]·π / P (docs/model.md §1.1), scores γ m^q_0·m^k_d,
+    softmax, a = Σ_d p_d m^v_d as the newest row, the PE codes turning with the window (§3). Returns the outputs a
+    and the new token's m^o and m^{o,se} (each (steps, M))."""
     n_se = model.weights["o"].shape[1] - pe.shape[1]
     semantic_o = model.weights["o"][:, :n_se]
     w, eps = 1.0 - model.epsilon, model.epsilon
@@ -24,14 +24,14 @@ def column_form_run(model, att, pe, steps):
     for _ in range(steps):
         h = np.tanh(beta * att @ semantic_o)                                     # (L, N_se)
         fields = {alpha: w * h @ model.weights[alpha][:, :n_se].T / n_se
-                  + eps * pe @ model.weights[alpha][:, n_se:].T / pe.shape[1] for alpha in "oqkv"}
+                  + eps * pe[:len(att)] @ model.weights[alpha][:, n_se:].T / pe.shape[1] for alpha in "oqkv"}
         scores = gamma * fields["k"] @ fields["q"][0]
         p = np.exp(scores - scores.max())
         new = (p / p.sum()) @ fields["v"]
         outputs["att"].append(new)
         outputs["mo"].append(fields["o"][0])
         outputs["mo_se"].append(w * h[0] @ semantic_o.T / n_se)
-        att, pe = np.vstack([new, att[:-1]]), np.roll(pe, 1, axis=0)
+        att, pe = np.vstack([new, att[:len(pe) - 1]]), np.roll(pe, 1, axis=0)      # the window grows to L rows
     return {name: np.array(rows) for name, rows in outputs.items()}
 
 
@@ -40,18 +40,21 @@ def test_many_features_follow_the_column_form_equations(n_features, context):
     """25 steps at M = 16 … 128 (N_se = 128, K = 128 sign classes of 2^(M-1)) equal the column-form step within
     1e-12, the outputs and the tokens' m^o and m^{o,se}: the two sum the same terms in other orders (~1e-16 each)
     and β_o = 0.4 keeps the map contracting, so rounding is not amplified over the run. Recording m^o or not
-    leaves the outputs' bits alone (the kernel computes it only when it is recorded)."""
+    leaves the outputs' bits alone (the kernel computes it only when it is recorded). Both from a random full
+    window and from the token start (one row, the window growing to L)."""
     model = mf.presets.random(seed=n_features, n_features=n_features, semantic_bits=128, context=context,
                               pe_bits=int(np.log2(context)), beta_o=0.4)
     rng = np.random.default_rng(1)
-    att = rng.uniform(-1, 1, (context, n_features))
-    pe = rng.choice([-1.0, 1.0], (context, model.pe_bits))
-    traj = mf.simulate(model, 25, start=mf.State(att, pe), record=("att", "mo", "mo_se"), progress=False)
-    expected = column_form_run(model, att, pe, 25)
-    for name in ("att", "mo", "mo_se"):
-        np.testing.assert_allclose(getattr(traj, name), expected[name], rtol=0, atol=1e-12, err_msg=name)
-    alone = mf.simulate(model, 25, start=mf.State(att, pe), record=("att",), progress=False)
-    assert alone.att.tobytes() == traj.att.tobytes()
+    token = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    random_window = mf.State(rng.uniform(-1, 1, (context, n_features)),
+                             rng.choice([-1.0, 1.0], (context, model.pe_bits)))
+    for start in (random_window, token):
+        traj = mf.simulate(model, 25, start=start, record=("att", "mo", "mo_se"), progress=False)
+        expected = column_form_run(model, np.asarray(start.att), np.asarray(start.pe, dtype=float), 25)
+        for name in ("att", "mo", "mo_se"):
+            np.testing.assert_allclose(getattr(traj, name), expected[name], rtol=0, atol=1e-12, err_msg=name)
+        alone = mf.simulate(model, 25, start=start, record=("att",), progress=False)
+        assert alone.att.tobytes() == traj.att.tobytes()
 
 
 def test_run_time_sizes_give_the_bits_of_one_shape(monkeypatch):
