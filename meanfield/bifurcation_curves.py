@@ -49,7 +49,7 @@ def _check_point(point, model) -> None:
                           "for this model")
 
 
-def _check(model, point, parameter, interval, progress) -> tuple[float, float]:
+def _check(model, point, parameter, interval, state, progress) -> tuple[float, float]:
     """Every argument checked before any computation; returns the interval."""
     if isinstance(model, Map):
         model.index(parameter)
@@ -71,6 +71,8 @@ def _check(model, point, parameter, interval, progress) -> tuple[float, float]:
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi or not lo <= current <= hi:
         raise ConfigError(f"interval = {interval!r} is not allowed: must be two finite increasing numbers around "
                           f"the model's {parameter} = {current!r}")
+    if state is not None and not isinstance(state, State):
+        raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None")
     if not isinstance(progress, bool):
         raise ConfigError(f"progress = {progress!r} is not allowed: must be True or False")
     model.replace(**{parameter: lo})  # a model that refuses the parameter (gamma set with beta_att) says so now
@@ -128,9 +130,7 @@ def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str
         curve, ``period``, ``points``, ``multipliers``, ``coefficients`` (c or l₁ per point) and
         ``criticality``, and ``special``, the codim-2 points.
     """
-    lo, hi = _check(model, point, parameter, interval, progress)
-    if state is not None and not isinstance(state, State):
-        raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None")
+    lo, hi = _check(model, point, parameter, interval, state, progress)
     names = (point.parameter, parameter)
     if isinstance(model, Map):
         indices = [model.index(name) for name in names]

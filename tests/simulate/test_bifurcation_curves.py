@@ -96,6 +96,7 @@ def test_a_user_map_curve_matches_the_henon_flip_curve():
     (dict(multipliers=[0.5, 0.2]), "multipliers are not at a neimark_sacker"),
     (dict(located_in=None), "point.parameter = None"),
     (dict(points=np.zeros((4, 5))), r"point.points: shape \(4, 5\)"),
+    (dict(state="checkpoint"), "state = 'checkpoint' is not allowed"),
 ])
 def test_bad_input_is_refused_in_one_line_before_any_computation(monkeypatch, change, message):
     def no_work(*args, **kwargs):
@@ -113,7 +114,7 @@ def test_bad_input_is_refused_in_one_line_before_any_computation(monkeypatch, ch
         point = Bifurcation("neimark_sacker", 1.2434, point.multipliers, L, 0.24, change["points"], None, "beta_o")
     with pytest.raises(ConfigError, match=message) as info:
         mf.bifurcation_curve(mf.presets.paper(), change.get("point", point), change.get("parameter", "beta_att"),
-                             change.get("interval", (0.5, 7.0)))
+                             change.get("interval", (0.5, 7.0)), state=change.get("state"))
     assert "\n" not in str(info.value)
 
 
