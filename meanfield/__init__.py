@@ -2,8 +2,8 @@
 arXiv 2406.07247) — simulation, sweeps, Lyapunov spectra and attractor analysis.
 
 The package's folders are its concerns, each importing only those below it: ``model`` (the system in plain
-numpy), ``presets``, ``kernels`` (compiled code), ``simulation``, ``periodic_orbits`` and ``finite`` (the
-two systems' API: runs, periodic orbits and bifurcations),
+numpy), ``presets``, ``kernels`` (compiled code), ``simulation``, ``periodic_orbits``, ``bifurcation_curves``,
+``tongues`` and ``finite`` (the two systems' API: runs, periodic orbits, bifurcations, curves and tongues),
 ``analysis`` (generic series -> numbers), ``census`` (every attractor at a point), ``sweeps`` (run files,
 Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
@@ -24,7 +24,7 @@ from .version import __version__
 _LAZY = {
     "presets": ".presets", "analysis": ".analysis",
     "Map": ".analysis.maps", "rotation_number": ".analysis.rotation",
-    "bifurcation_curve": ".bifurcation_curves",
+    "bifurcation_curve": ".bifurcation_curves", "arnold_tongue": ".tongues",
     "continue_attractors": ".census", "find_attractors": ".census",
     **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "aligned_start", "finite_weights", "simulate_finite",
                      "simulate_finite_batch"), ".finite"),

@@ -24,6 +24,7 @@ FLOORS = (
     ("simulation",),
     ("periodic_orbits",),                # Newton's start is settled by a run of the kernel
     ("finite", "census", "bifurcation_curves"),
+    ("tongues",),                        # traced on the bifurcation curves
     ("sweeps",),
     ("studies",),
     ("plots",),

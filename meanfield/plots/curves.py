@@ -3,15 +3,17 @@
 Each :class:`~meanfield.analysis.Curve` (what :func:`meanfield.bifurcation_curve` returns) is drawn in the plane
 of its two parameters, solid where supercritical (and along fold curves, which have no criticality), dashed where
 subcritical (:attr:`~meanfield.analysis.Curve.criticality`); its codim-2 points are marked and named in the
-legend. A 2-D sweep's classes (:func:`~meanfield.plots.sweep.class_map`) are the pale background.
+legend. A 2-D sweep's classes (:func:`~meanfield.plots.sweep.class_map`) are the pale background, or its tori's
+rotation numbers (:func:`~meanfield.plots.sweep.rotation_map`).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ConfigError
 from .branches import _pieces
 from .style import AXIS_SYMBOLS, BACKGROUND_ALPHA, paper_style, plt
-from .sweep import class_map
+from .sweep import class_map, rotation_map
 
 #: Codim-2 points: kind → (short name, marker).
 CODIM_TWO_MARKS = {"fold_flip": ("LPPD", "v"), "generalised_period_doubling": ("GPD", "s"), "chenciner": ("CH", "*"),
@@ -20,15 +22,21 @@ CODIM_TWO_MARKS = {"fold_flip": ("LPPD", "v"), "generalised_period_doubling": ("
 
 
 @paper_style
-def curves_figure(curves: list, sweep=None, *, title: str | None = None):
-    """The figure: ``curves`` [(name, Curve, colour)] over ``sweep`` (a 2-D sweep's Dataset with labels, or
-    None). The axes are the sweep's (first on x), or the first curve's parameters (second on x)."""
+def curves_figure(curves: list, sweep=None, *, title: str | None = None, background: str = "classes"):
+    """The figure: ``curves`` [(name, Curve, colour)] (a name None: no legend entry of its own) over ``sweep``
+    (a 2-D sweep's Dataset with labels, or None), whose ``background`` is its "classes" or its tori's "rotation"
+    numbers. The axes are the sweep's (first on x), or the first curve's parameters (second on x)."""
+    if background not in ("classes", "rotation"):
+        raise ConfigError(f"background = {background!r} is not allowed: must be 'classes' or 'rotation'")
     fig, ax = plt.subplots(figsize=(5.0, 4.4), layout="constrained")
-    if sweep is not None:
+    if sweep is not None and background == "rotation":
+        rotation_map(sweep, ax=ax)
+    elif sweep is not None:
         class_map(sweep, ax=ax)
         ax.images[-1].set_alpha(BACKGROUND_ALPHA)
         for handle in fig.legends[-1].legend_handles:
             handle.set_alpha(BACKGROUND_ALPHA)
+    if sweep is not None:
         x_name, y_name = (ax.get_xlabel(), ax.get_ylabel())
         names = {AXIS_SYMBOLS.get(p, p): p for _, curve, _ in curves for p in curve.parameters}
         x_name, y_name = names.get(x_name, x_name), names.get(y_name, y_name)
@@ -40,7 +48,8 @@ def curves_figure(curves: list, sweep=None, *, title: str | None = None):
         subcritical = np.array([c == "subcritical" for c in curve.criticality])
         for a, b, dashed in _pieces(subcritical):
             ax.plot(curve.values[a:b, cx], curve.values[a:b, cy], "--" if dashed else "-", color=colour, lw=1.0)
-        handles.append(ax.plot([], [], "-", color=colour, lw=1.0, label=name)[0])
+        if name:                                  # a curve without a name shares the one before it's entry
+            handles.append(ax.plot([], [], "-", color=colour, lw=1.0, label=name)[0])
         for point in curve.special:
             short, marker = CODIM_TWO_MARKS[point.kind]
             ax.plot(point.values[cx], point.values[cy], marker, color="black", ms=5, zorder=5)

@@ -1,5 +1,6 @@
 """Figures of a classified sweep: the class-coloured bifurcation diagram, the Lyapunov spectrum against the
-swept parameter with class bands, the 2-D class map (phase diagram, docs/model.md §7.1) and the finite-N error.
+swept parameter with class bands, the 2-D class map (phase diagram, docs/model.md §7.1), the 2-D map of the tori's
+rotation numbers (docs/classification.md §4) and the finite-N error.
 The density form of the bifurcation diagram is :func:`meanfield.plots.bifurcation.plot_density_bifurcation`."""
 from __future__ import annotations
 
@@ -227,4 +228,26 @@ def class_map(sweep, ax=None):
     return fig
 
 
-__all__ = ["class_bifurcation", "bifurcation_figure", "lyapunov_vs_parameter", "finite_error_figure", "class_map"]
+@paper_style
+def rotation_map(sweep, ax=None):
+    """The rotation number of every torus of a 2-D sweep (the Dataset's ``rotation``, turns per forcing period,
+    docs/classification.md §4) in colour over the grid (first axis on x), with a colour bar; points with no torus
+    (a rest state, a locked cycle, chaos) are left pale grey. ``sweep``: a Dataset of
+    :func:`meanfield.sweep_results` (which adds ``rotation``)."""
+    ds = sweep_dataset(sweep, ("rotation",))
+    axes = sweep_axes(ds)
+    if len(axes) != 2:
+        raise ConfigError(f"the rotation map needs a 2-D sweep; the file has axes {axes}")
+    x, y = ds[axes[0]].values, ds[axes[1]].values
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
+    mesh = ax.pcolormesh(x, y, ds["rotation"].values.T, shading="nearest", cmap="viridis", zorder=0)
+    ax.set_facecolor("0.88")
+    ax.figure.colorbar(mesh, ax=ax, label="rotation number (turns per forcing period)")
+    ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
+    ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))
+    return ax.figure
+
+
+__all__ = ["class_bifurcation", "bifurcation_figure", "lyapunov_vs_parameter", "finite_error_figure", "class_map",
+           "rotation_map"]
