@@ -17,7 +17,7 @@ import sys
 from ..errors import ClusterError, ConfigError, MeanfieldError
 
 #: Subcommand modules, in the order ``meanfield --help`` lists them.
-COMMANDS = ("simulate", "sweep", "runs", "analyze", "plot", "compare", "onset", "info", "recover")
+COMMANDS = ("simulate", "sweep", "runs", "analyze", "plot", "compare", "onset", "curves", "info", "recover")
 
 log = logging.getLogger("meanfield")
 

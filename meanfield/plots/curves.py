@@ -8,6 +8,8 @@ rotation numbers (:func:`~meanfield.plots.sweep.rotation_map`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import ConfigError
@@ -65,4 +67,50 @@ def curves_figure(curves: list, sweep=None, *, title: str | None = None, backgro
     return fig
 
 
-__all__ = ["curves_figure"]
+@dataclass(frozen=True)
+class _Special:
+    kind: str
+    values: np.ndarray
+
+
+@dataclass(frozen=True)
+class _StoredCurve:
+    """What :func:`curves_figure` reads of a curve, from a curve study's Dataset."""
+
+    parameters: tuple
+    values: np.ndarray
+    criticality: list
+    special: list
+
+
+#: Colours of a curve study's curves, by kind (a tongue's sides: the tongue colour).
+KIND_COLOURS = {"neimark_sacker": "#CC0000", "period_doubling": "#2CA02C", "fold": "#7F3FBF", "tongue": "#1F4E9C"}
+#: Names of the kinds in the legend.
+KIND_NAMES = {"neimark_sacker": "Neimark–Sacker", "period_doubling": "period doubling", "fold": "fold"}
+
+
+def study_figure(dataset, sweep=None, title: str | None = None):
+    """The figure of a curve study's Dataset (:func:`meanfield.studies.curve_study.curves_dataset`): every curve,
+    a tongue's two sides in one colour under one legend entry, the codim-2 points marked (a tongue's tip is the
+    resonance point its Neimark–Sacker curve marks), over ``sweep``'s tori's rotation numbers when given;
+    ``title`` (default the study's name)."""
+    parameters = tuple(dataset.parameter.values.tolist())
+    entries = []
+    for i, name in enumerate(dataset.curve.values.tolist()):
+        k = int(dataset.length.values[i])
+        special = [_Special(kind, values) for curve, kind, values in
+                   zip(dataset.special_curve.values, dataset.special_kind.values, dataset.special_values.values)
+                   if curve == name and kind in CODIM_TWO_MARKS]
+        curve = _StoredCurve(parameters, dataset["values"].values[i, :k],
+                             [c or None for c in dataset.criticality.values[i, :k]], special)
+        kind, source = str(dataset.kind.values[i]), str(dataset.source.values[i])
+        if source == "tongue":
+            tongue = name.rsplit(".", 1)[0]
+            label = None if name.endswith(".upper") else f"{tongue} (tongue)"
+            entries.append((label, curve, KIND_COLOURS["tongue"]))
+        else:
+            entries.append((f"{name} ({KIND_NAMES[kind]})", curve, KIND_COLOURS[kind]))
+    return curves_figure(entries, sweep, title=title or str(dataset.attrs.get("name", "")), background="rotation")
+
+
+__all__ = ["curves_figure", "study_figure"]
