@@ -12,6 +12,11 @@ k-cycle shrinks onto the cycle the circle grew from, and each side's continuatio
 other side or back along its own: the cycle is degenerate at that point, and which happens depends on the steps).
 Each side is therefore kept from its fold to its turning point, an interior extreme of the second parameter,
 and the tongue's ``tip`` is where the two sides turn, when they turn at the same point.
+
+:func:`resonance_start` finds the locked cycle from the resonance point itself: where the rotation number of the
+Neimark–Sacker curve's critical pair passes p/k, a little along the curve to either side, runs from the cycle the
+circle grows from (slightly perturbed) measure the torus's rotation number at increasing distances from the curve,
+and bisect on it until a run locks at p/k.
 """
 from __future__ import annotations
 
@@ -26,13 +31,21 @@ from .bifurcation_curves import bifurcation_curve
 from .errors import AnalysisError, ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec
 from .model.state import State
-from .periodic_orbits import bifurcations
+from .periodic_orbits import bifurcations, periodic_orbit
 from .simulation import simulate
 
 #: Default half-width of the search for the locked cycle's folds along the first parameter.
 SEARCH = 0.05
 #: Stroboscopic points of the run that decides whether the state is locked (the rotation number's minimum × 4).
 LOCK_POINTS = 4 * MIN_POINTS
+#: A run that measures a torus's rotation number near a resonance: steps, of which the first are its transient.
+TORUS_RUN, TORUS_TRANSIENT = 300_000, 200_000
+#: The first step away from the Neimark–Sacker curve (× max(1, |value|)) and the most doublings of it.
+FIRST_STEP, DOUBLINGS = 1e-6, 14
+#: Bisections of the first parameter before giving up on a lock.
+BISECTIONS = 40
+#: The runs near a resonance start this far (every window entry) from the cycle the circle grows from.
+NUDGE = 1e-6
 
 
 @dataclass(frozen=True, repr=False)
@@ -164,4 +177,137 @@ def arnold_tongue(model: ModelSpec, state: State, parameters=("beta_o", "beta_at
     return Tongue(rotation.locked, period, (sides[0], sides[1]), tip)
 
 
-__all__ = ["SEARCH", "TIP_AGREEMENT", "Tongue", "arnold_tongue"]
+def _critical_rotation(curve: Curve) -> np.ndarray:
+    """ρ = arg μ / 2π of the critical pair (|μ| nearest 1, Im μ ≥ 0) at every point of a Neimark–Sacker curve."""
+    rho = np.empty(len(curve.values))
+    for i, mu in enumerate(curve.multipliers):
+        upper = mu[mu.imag >= 0]
+        rho[i] = np.angle(upper[np.argmin(np.abs(np.abs(upper) - 1))]) / (2 * np.pi)
+    return rho
+
+
+def _cycle_state(model: ModelSpec, windows: np.ndarray, period: int, pe: np.ndarray) -> State:
+    """The state whose window is ``windows`` (the orbit's first point, flattened) at the rotation of the PE
+    window ``pe`` under which it returns to itself after ``period`` steps."""
+    shape = (model.context, model.n_features)
+    states = [State(att=windows.reshape(shape), pe=np.roll(pe, i, axis=0)) for i in range(model.context)]
+    misfit = [np.abs(np.asarray(simulate(model, period, start=st, record="att", progress=False).final_state.att)
+                     .ravel() - windows).max() for st in states]
+    return states[int(np.argmin(misfit))]
+
+
+def _torus_rotation(model: ModelSpec, start: State):
+    """The rotation of the attractor a run from ``start`` reaches (None where it is not on a circle), and the
+    run's final state."""
+    run = simulate(model, TORUS_RUN, TORUS_TRANSIENT, start=start, record="att", progress=False)
+    try:
+        return rotation_number(run), run.final_state
+    except AnalysisError:
+        return None, run.final_state
+
+
+def _locks(rotation, fraction) -> bool | None:
+    """True when ``rotation`` is locked at ``fraction``; None when it is no circle (no rotation, or a cycle of
+    one or two points of the stroboscopic map other than ``fraction``); False otherwise."""
+    if rotation is None or (rotation.locked is not None and rotation.locked[1] < 3 and rotation.locked != fraction):
+        return None
+    return rotation.locked == fraction
+
+
+def _lock_along(model: ModelSpec, first: str, value: float, start: State, fraction: tuple[int, int]):
+    """Runs at ``first`` = ``value`` ± a step doubled each time (``value`` on the curve), from ``start``, until one
+    is locked at ``fraction`` or the torus's rotation number passes it (then bisection); the locked model and
+    final state, or None."""
+    target = fraction[0] / fraction[1]
+
+    def measure(offset):
+        at = model.replace(**{first: value + offset})
+        rotation, final = _torus_rotation(at, start)
+        return at, final, _locks(rotation, fraction), None if rotation is None else rotation.number - target
+
+    for sign in (1.0, -1.0):
+        offset, previous = FIRST_STEP * max(1.0, abs(value)) * sign, None
+        for _ in range(DOUBLINGS):
+            at, final, locks, gap = measure(offset)
+            if locks is None:
+                break                                       # no circle on this side
+            if locks:
+                return at, final
+            if previous is not None and gap * previous[1] < 0:
+                low, high, below = previous[0], offset, previous[1]
+                for _ in range(BISECTIONS):
+                    at, final, locks, gap = measure((low + high) / 2)
+                    if locks:
+                        return at, final
+                    if locks is None or gap * below > 0:
+                        low = (low + high) / 2
+                    else:
+                        high = (low + high) / 2
+                return None
+            previous = (offset, gap)
+            offset *= 2
+    return None
+
+
+def resonance_start(model: ModelSpec, curve: Curve, locked: tuple[int, int], *,
+                    state: State | None = None) -> tuple[ModelSpec, State]:
+    """A model and a state on a cycle locked at p/k near the point where the Neimark–Sacker ``curve`` passes the
+    rotation number p/k (module docstring), for :func:`arnold_tongue`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model the curve was traced for.
+    curve : ~meanfield.analysis.Curve
+        A Neimark–Sacker curve of :func:`meanfield.bifurcation_curve`.
+    locked : (int, int)
+        The resonance p:k (k ≥ 3), e.g. (1, 4) at the curve's ``resonance_1:4`` point.
+    state : State, optional
+        The state the curve's point was located from (its PE window; default the model's checkpoint).
+
+    Returns
+    -------
+    (ModelSpec, State)
+        The model at the locked point and a state on its cycle (Newton's, from the end of the locked run).
+    """
+    if not isinstance(curve, Curve) or curve.kind != "neimark_sacker":
+        raise ConfigError(f"curve = {curve!r:.60} is not allowed: must be a Neimark–Sacker curve of "
+                          "meanfield.bifurcation_curve")
+    try:
+        p, k = (int(v) for v in locked)
+    except (TypeError, ValueError):
+        raise ConfigError(f"locked = {locked!r} is not allowed: must be (p, k), integers") from None
+    if not (k >= 3 and 0 < p < k and math.gcd(p, k) == 1 and p / k <= 0.5):
+        raise ConfigError(f"locked = {locked!r} is not allowed: must be p/k in lowest terms with k ≥ 3 and "
+                          "0 < p/k ≤ 1/2")
+    source = model.checkpoint if state is None else state
+    if not isinstance(source, State):
+        raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State (the model has no "
+                          "checkpoint)")
+    target = p / k
+    rho = _critical_rotation(curve)
+    crossing = np.flatnonzero(np.diff(np.sign(rho - target)) != 0)
+    if crossing.size == 0:
+        raise AnalysisError(f"the curve's rotation number (from {rho.min():.6g} to {rho.max():.6g}) never passes "
+                            f"{p}/{k}")
+    first, second = curve.parameters
+    middle = int(crossing[0])
+    for reach in (1, 2, 4, 8):
+        for index in (middle - reach + 1, middle + reach):
+            if not 0 <= index < len(curve.values):
+                continue
+            value, at_second = curve.values[index]
+            on_curve = model.replace(**{first: value, second: at_second})
+            cycle = _cycle_state(on_curve, curve.points[index][0], curve.period,
+                                 np.asarray(source.pe, dtype=np.float64))
+            nudged = State(att=np.asarray(cycle.att) + NUDGE, pe=cycle.pe)
+            found = _lock_along(on_curve, first, value, nudged, (p, k))
+            if found is not None:          # near the tongue's side the run is still closing in: Newton's cycle
+                at, final = found
+                orbit = periodic_orbit(at, final, k * model.context)
+                return at, State(att=orbit.points[0].reshape(model.context, model.n_features), pe=final.pe)
+    raise AnalysisError(f"no run locked at {p}/{k} near the curve's {p}:{k} point: the tongue is too narrow there "
+                        "for this search; start from a locked state (arnold_tongue)")
+
+
+__all__ = ["SEARCH", "TIP_AGREEMENT", "Tongue", "arnold_tongue", "resonance_start"]

@@ -8,7 +8,9 @@ import pytest
 
 import meanfield as mf
 import meanfield.tongues as tongues_module
+from meanfield.analysis import Curve
 from meanfield.errors import AnalysisError, ConfigError
+from meanfield.tongues import resonance_start
 
 #: Inside the paper model's 1:4 tongue at β_att = 2.2 (its sides are at β_o ≈ 1.24949 and 1.25102).
 LOCKED_BETA_O = 1.2502562
@@ -17,6 +19,13 @@ LOCKED_BETA_O = 1.2502562
 def settled(model, start=None, steps=200_000, transient=100_000):
     run = mf.simulate(model, steps, transient, start=start, record="att", progress=False)
     return run, mf.rotation_number(run)
+
+
+@pytest.fixture(scope="module")
+def ns_curve():
+    """The rest cycle's Neimark–Sacker curve over β_att ∈ [2.2, 5.2] (its 1:4 point at 4.9507988)."""
+    point, = mf.bifurcations(mf.presets.paper(), "beta_o", (1.24, 1.245))
+    return mf.bifurcation_curve(mf.presets.paper(), point, "beta_att", (2.2, 5.2))
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +43,14 @@ def side_at(curve, beta_att):
 
 
 @pytest.mark.slow  # two fold curves of a 16-point cycle and ten runs of 2·10^5 steps: ~30 s
-def test_the_paper_models_1_4_tongue_ends_at_the_1_4_resonance_and_its_sides_bound_locking(tongue):
+def test_the_paper_models_1_4_tongue_ends_at_the_1_4_resonance_and_its_sides_bound_locking(tongue, ns_curve):
     model, state, found = tongue
     assert found.locked == (1, 4) and found.period == 16 and found.sides[0].kind == "fold"
     assert repr(found).startswith("Tongue(1:4, period 16 steps") and len(repr(found)) < 300
     # the tip against the 1:4 resonance of the rest cycle's Neimark–Sacker curve (μ = ±i of its L-step map): the
     # sides approach the tip in steps that shrink to ~1e-8 there, so 1e-6 is well inside the continuation's own
     # accuracy and 500 times below the tongue's width at β_att = 4.2 (5.6e-4)
-    ns_point, = mf.bifurcations(mf.presets.paper(), "beta_o", (1.24, 1.245))
-    ns = mf.bifurcation_curve(mf.presets.paper(), ns_point, "beta_att", (2.2, 5.2))
-    r4, = [p.values for p in ns.special if p.kind == "resonance_1:4"]
+    r4, = [p.values for p in ns_curve.special if p.kind == "resonance_1:4"]
     assert found.tip is not None and np.abs(found.tip - r4).max() <= 1e-6
     for side in found.sides:     # each side one boundary, from its fold at β_att = 2.2 to (its own turn at) the tip
         assert side.values[0, 1] == 2.2 and np.abs(side.values[-1] - found.tip).max() <= 1e-6
@@ -66,6 +73,42 @@ def test_the_paper_models_1_4_tongue_ends_at_the_1_4_resonance_and_its_sides_bou
             else:
                 assert rotation.locked is None and (rotation.number < 0.25) == (expected == "below"), \
                     (beta_att, beta_o, rotation)
+
+
+@pytest.mark.slow  # the search for a locked run near the resonance (~40 runs of 3·10^5 steps) and the tongue: ~30 s
+def test_the_1_4_tongue_drawn_from_its_resonance_point_is_the_same_tongue(tongue, ns_curve):
+    at, state = resonance_start(mf.presets.paper(), ns_curve, (1, 4))
+    assert settled(at, state, 50_000, 0)[1].locked == (1, 4)          # a run of the map confirms the lock
+    found = mf.arnold_tongue(at, state, interval=(2.2, 5.2))
+    r4, = [p.values for p in ns_curve.special if p.kind == "resonance_1:4"]
+    assert np.abs(found.tip - r4).max() <= 1e-6
+    # traced from a cycle near the tip, the sides reach β_att = 2.2 at the folds the locked state there has
+    # (to the continuations' accuracy, 1e-9 in β_o)
+    for side, other in zip(found.sides, tongue[2].sides):
+        end = side.values[np.argmin(side.values[:, 1])]
+        assert end[1] == 2.2 and abs(end[0] - other.values[0, 0]) <= 1e-7
+
+
+def fake_curve(kind, angles):
+    """A Curve with a complex pair at the given angles (turns) and nothing else of note."""
+    mu = np.exp(2j * np.pi * np.asarray(angles))
+    k = len(angles)
+    return Curve(kind, 4, ("beta_o", "beta_att"), np.column_stack([np.full(k, 1.24), np.linspace(2, 3, k)]),
+                 np.zeros((k, 4, 12)), np.column_stack([mu, np.conj(mu), np.full(k, 0.1)]), np.zeros(k, bool), [],
+                 np.full(k, np.nan))
+
+
+@pytest.mark.parametrize("curve, locked, error, message", [
+    (fake_curve("fold", [0.2, 0.3]), (1, 4), ConfigError, "must be a Neimark–Sacker curve"),
+    (fake_curve("neimark_sacker", [0.2, 0.3]), (1, 2), ConfigError, r"locked = \(1, 2\) is not allowed"),
+    (fake_curve("neimark_sacker", [0.2, 0.3]), (2, 8), ConfigError, "lowest terms"),
+    (fake_curve("neimark_sacker", [0.2, 0.3]), "1/4", ConfigError, "must be \\(p, k\\)"),
+    (fake_curve("neimark_sacker", [0.2, 0.22]), (1, 4), AnalysisError, "never passes 1/4"),
+])
+def test_resonance_start_refuses_what_has_no_tongue(monkeypatch, curve, locked, error, message):
+    monkeypatch.setattr(tongues_module, "simulate", lambda *a, **k: pytest.fail("a run started"))
+    with pytest.raises(error, match=message):
+        resonance_start(mf.presets.paper(), curve, locked)
 
 
 def test_a_state_that_is_not_locked_on_a_torus_is_refused():
