@@ -7,6 +7,7 @@ groups them with the generic layer (:mod:`meanfield.analysis.fingerprint`, :mod:
 critical shock (docs/basins.md §7–§8).
 docs/attractors.md explains the method, its thresholds and its limits.
 """
+from .attractor import Attractor
 from .basins import KnownAttractors, Plane, basin_map, plane
 from .continuation import (
     AttractorContinuation,
@@ -14,7 +15,7 @@ from .continuation import (
     continue_attractors,
     continue_censuses,
 )
-from .find import Attractor, Census, find_attractors
+from .find import Census, find_attractors
 from .shock import Shock, ShockSearch, minimal_critical_shock
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 

@@ -29,19 +29,12 @@ import xarray as xr
 from ..analysis import LABELS
 from ..analysis.basins import tipping_probabilities
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
-from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, assign_to_attractors, match_attractors
+from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, match_attractors
 from ..errors import ConfigError
 from ..model.spec import require_int
 from ..progress import progress_bar
-from .find import (
-    MAX_PERIOD,
-    Attractor,
-    Census,
-    check_census_options,
-    confirm_starts,
-    fresh_census,
-    label_run,
-)
+from .attractor import Attractor, identify, run_attractor
+from .find import MAX_PERIOD, Census, check_census_options, confirm_starts, fresh_census
 from .system import as_system
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
@@ -228,22 +221,14 @@ def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tu
     for s, lane in enumerate(outcome.lanes):
         if prints.period[s] < 0 or (prints.period[s] == 0 and not prints.stationarity[s] <= rtol[1]):
             continue                                         # unresolved: the attractor is lost, not merged
-        if _identify(prints.take([s]), found + [_provisional(prints, t) for t, _ in new], rtol)[0] < 0:
+        if identify(prints.take([s]), found + [_provisional(prints, t) for t, _ in new], rtol)[0] < 0:
             new.append((s, lane))
     confirming = confirm([batch.final_state(int(lane)) for _, lane in new])
     for j, (s, _) in enumerate(new):
         on = fingerprint(confirming.states[j:j + 1], max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
-        if _identify(on, [_provisional(prints, s)], rtol)[0] < 0:
+        if identify(on, [_provisional(prints, s)], rtol)[0] < 0:
             continue                                         # a transient: its run went on elsewhere
-        exponents = None if confirming.lyapunov is None else confirming.lyapunov[j]
-        stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[j]
-        decision = label_run(system, confirming.series[j], exponents, stderr)
-        period = max(int(on.period[0]), 0)
-        found.append(Attractor(
-            label=decision.label, period=period, fraction=0.0, fraction_stderr=0.0, lyapunov=exponents,
-            state=confirming.final_state(j), summary=on.quantiles[0],
-            points=on.cycle_points(0) if period > 0 else on.tails[0], scale=float(on.scale[0]),
-            reason=decision.reason))
+        found.append(run_attractor(system, confirming, j, on, 0))
     return replace(census, attractors=found)
 
 
@@ -253,15 +238,6 @@ def _provisional(prints: Fingerprints, s: int) -> Attractor:
     return Attractor(label="unresolved", period=period, fraction=0.0, fraction_stderr=0.0, lyapunov=None,
                      state=None, summary=prints.quantiles[s],
                      points=prints.cycle_points(s) if period > 0 else prints.tails[s], scale=float(prints.scale[s]))
-
-
-def _identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
-    """The index in ``attractors`` that each start of ``prints`` is identical to (-1: none)."""
-    if not attractors:
-        return np.full(prints.period.shape, -1, dtype=np.int64)
-    return assign_to_attractors(prints, np.array([a.period for a in attractors], dtype=np.int64),
-                                np.array([a.scale for a in attractors]), np.array([a.summary for a in attractors]),
-                                [a.points for a in attractors], cycle_rtol=rtol[0], measure_rtol=rtol[1])
 
 
 def continue_censuses(model, parameter: str, values, censuses: list, steps: int, transient: int, *,

@@ -10,21 +10,25 @@ still on it by the identity rules;
 a group whose representative goes on to another group that stays was a transient and merges into it, one
 whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
 decision (:func:`meanfield.analysis.decide`) on the confirming run's evidence, so the census and ``classify``
-of a run from the attractor's state give one answer. Every start runs on its own kernel lane, so its tail, and
-hence its attractor, is the same whatever the chunking.
+of a run from the attractor's state give one answer. Starts left unresolved that are still closing in on a stable
+cycle are decided by Newton (:mod:`.slow`). Every start runs on its own kernel lane, so its tail, and hence its
+attractor, is the same whatever the chunking.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from ..analysis import Thresholds, decide, measure
+from ..analysis import Thresholds
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_attractors, group_attractors
 from ..errors import ConfigError
 from ..model.spec import require_int
+from .attractor import run_attractor
 from .families import with_families
+from .slow import decide_slow_approaches
 from .system import as_system
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
@@ -36,35 +40,6 @@ MAX_PERIOD = 256
 #: paper model at β_o = 1.275 last 20 000 to over 100 000 steps past a 40 000-step census, bench/RESULTS.md
 #: "One answer per attractor").
 CONFIRM_TAILS = 10
-
-
-@dataclass(frozen=True)
-class Attractor:
-    """One attractor of a census.
-
-    ``label``: the classifier's label (:data:`meanfield.analysis.LABELS`) decided on the confirming run,
-    ``unresolved`` when that run does not decide; ``reason``: how it was reached; ``period`` (0 when
-    aperiodic); ``fraction`` of all starts and its binomial standard error √(f(1−f)/n); ``lyapunov`` the
-    confirming run's exponents (None unless computed); ``state`` the confirming run's final state (a start on
-    the attractor: a State of the attention model, a Map's array); ``summary`` the (Q, M) quantiles of the
-    confirming run's recorded states (the attention row; its invariant
-    measure's marginals, docs/attractors.md §2); ``points`` the cycle's points (period, M), or that run's tail
-    when aperiodic; ``scale`` its extent, to which the identity tolerances are relative; ``family`` 0 for an
-    isolated attractor, else the number of cycles of a continuum that move with the start, merged into this
-    entry (:mod:`.families`: ``points`` then pools theirs).
-    """
-
-    label: str
-    period: int
-    fraction: float
-    fraction_stderr: float
-    lyapunov: np.ndarray | None
-    state: object
-    summary: np.ndarray
-    points: np.ndarray
-    scale: float
-    reason: str = ""
-    family: int = 0
 
 
 #: Attractors listed by ``repr(census)``.
@@ -115,15 +90,6 @@ def group_starts(tails: np.ndarray, *, max_period: int = MAX_PERIOD, rtol: tuple
     return prints, group_attractors(prints, cycle_rtol=rtol[0], measure_rtol=rtol[1])
 
 
-def label_run(system, series: np.ndarray, exponents, stderr, thresholds: Thresholds = Thresholds()):
-    """The classifier's decision (:func:`meanfield.analysis.decide`) on one run's recorded series (the attention
-    model's ``mo_se``) and exponents, measured as ``classify`` of that run measures them (feature 1, section
-    feature 2, the system's forcing period)."""
-    se = None if stderr is None or not np.all(stderr >= 0) else stderr
-    return decide(measure(series, exponents, se, 0, 1 % series.shape[1], thresholds, system.forcing_period),
-                  thresholds)
-
-
 def confirm_starts(system, values: dict | None, states: list, steps: int, transient: int, *, lyapunov=False,
                    backend: str = "cpu"):
     """The confirming runs (module docstring): ``states`` (the candidate groups' representatives' final states)
@@ -170,20 +136,8 @@ def census_of(system, prints: Fingerprints, grouping: Grouping, confirming, lane
     order = kept[np.lexsort((first[kept], -counts))] if kept.size else kept
     renumber = np.full(goes.size + 1, -1, dtype=np.int64)          # the last entry renumbers -1 to -1
     renumber[order] = np.arange(order.size)
-    attractors = []
-    for k in order:
-        lane = int(lanes[k])
-        exponents = None if confirming.lyapunov is None else confirming.lyapunov[lane]
-        stderr = None if confirming.lyapunov_stderr is None else confirming.lyapunov_stderr[lane]
-        decision = label_run(system, confirming.series[lane], exponents, stderr, thresholds)
-        period = max(int(on.period[k]), 0)
-        fraction = np.count_nonzero(assignment[:weighed] == k) / weighed
-        attractors.append(Attractor(
-            label=decision.label, period=period, fraction=float(fraction),
-            fraction_stderr=float(np.sqrt(fraction * (1 - fraction) / weighed)), lyapunov=exponents,
-            state=confirming.final_state(lane), summary=on.quantiles[k],
-            points=on.cycle_points(k) if period > 0 else on.tails[k], scale=float(on.scale[k]),
-            reason=decision.reason))
+    attractors = [run_attractor(system, confirming, int(lanes[k]), on, k, thresholds=thresholds, starts=weighed,
+                                fraction=np.count_nonzero(assignment[:weighed] == k) / weighed) for k in order]
     return Census(attractors=attractors, assignment=renumber[assignment], fingerprints=prints)
 
 
@@ -258,12 +212,17 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                  lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                  backend: str = "cpu") -> Census:
     """The census of ``states`` (validated options) without the families step, every cycle its own entry, as a
-    continuation and a sweep store them: run, group, confirm, label (module docstring)."""
+    continuation and a sweep store them: run, group, confirm, label (module docstring), then the starts still
+    closing in on a stable cycle decided by Newton (:mod:`.slow`)."""
     parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
              for lo in range(0, len(states), chunk)]
     prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
     first = grouping.representative
     confirming = confirm_starts(system, None, [parts[i // chunk].final_state(i % chunk) for i in first], steps,
                                 transient, lyapunov=lyapunov, backend=backend)
-    return census_of(system, prints, grouping, confirming, np.arange(first.size), counted=counted,
-                     max_period=max_period, rtol=rtol)
+    census = census_of(system, prints, grouping, confirming, np.arange(first.size), counted=counted,
+                       max_period=max_period, rtol=rtol)
+    confirm = partial(confirm_starts, system, None, steps=steps, transient=transient, lyapunov=lyapunov,
+                      backend=backend)
+    return decide_slow_approaches(system, census, lambda i: parts[i // chunk].final_state(i % chunk), confirm,
+                                  counted=counted, max_period=max_period, rtol=rtol)

@@ -13,9 +13,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..analysis.maps import Map, SystemRun
+from ..analysis.orbits import PeriodicOrbit
 from ..errors import ConfigError
+from ..model import Control
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
+from ..periodic_orbits import confirm_cycle
 from ..simulation import simulate_batch
 from .starts import sample
 
@@ -55,6 +58,18 @@ class AttentionSystem:
         return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
                          [batch.final_state(i) for i in range(len(starts))])
 
+    def confirm_cycle(self, state: State, period: int) -> PeriodicOrbit | None:
+        """The stable period-``period`` cycle that ``state`` is closing in on (:func:`meanfield.confirm_cycle`,
+        docs/bifurcations.md §7), or None; None under PID control (Newton runs the map without it)."""
+        if self.model.control != Control():
+            return None
+        return confirm_cycle(self.model, state, period)
+
+    def on_orbit(self, orbit: PeriodicOrbit, state: State) -> State:
+        """The state on ``orbit`` at ``state``'s PE phase: the orbit's first window (the phase Newton started
+        from)."""
+        shape = (self.model.context, self.model.n_features)
+        return State(att=orbit.points[0].reshape(shape), pe=state.pe)
 
     def perturb(self, state: State, radius: float, seed: int = 0) -> State:
         """``state`` with every entry of its attention window and of its controller's state (reference,

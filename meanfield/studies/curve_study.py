@@ -36,12 +36,12 @@ import math
 import os
 import sys
 import time
-import tomllib
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError
+from .study_file import journal_rows, read_study
 
 #: The keys of a study file and their defaults (None: required); the keys of a [[curve]] and of a [[tongue]]
 #: table, and the ones each needs.
@@ -145,22 +145,7 @@ def load_curve_study(path) -> CurveStudy:
     before anything is computed (the model is built, so its preset and overrides are checked too)."""
     from ..model.spec import SCALAR_PARAMETERS
     from ..sweeps.config.run_checks import build_model, parse_model_table
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"study file {str(path)!r} cannot be read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        raise ConfigError(f"{unknown[0]} is not allowed: a curve study has the keys {sorted(KEYS)}")
-    values = {key: data.get(key, default) for key, default in KEYS.items()}
-    missing = [key for key, value in values.items() if value is None]
-    if missing:
-        raise ConfigError(f"{missing[0]} is missing: a curve study needs {[k for k, v in KEYS.items() if v is None]}")
-    if not isinstance(values["name"], str) or not values["name"]:
-        raise ConfigError(f"name = {values['name']!r} is not allowed: must be a non-empty string")
+    values = read_study(path, KEYS, "a curve study")
     parameters = values["parameters"]
     if (not isinstance(parameters, list) or len(parameters) != 2 or len(set(parameters)) != 2
             or not all(p in SCALAR_PARAMETERS for p in parameters)):
@@ -233,26 +218,12 @@ def compute(study: CurveStudy, task: CurveTask) -> list:
     return [_row(task.name, curve, "curve")]
 
 
-def _journal_rows(journal: str) -> dict:
-    """{name: row} of the finished curves in ``journal`` (a line cut by a kill is ignored)."""
-    rows = {}
-    if os.path.exists(journal):
-        with open(journal, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                rows[row["name"]] = row
-    return rows
-
-
 def run_curve_study(study: CurveStudy, output: str, progress: bool = True):
     """Compute every task whose curves are not yet in the journal, then write ``output`` and remove the journal;
     returns the Dataset (:func:`curves_dataset`)."""
     journal = f"{output}.partial.jsonl"
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-    done = _journal_rows(journal)
+    done = journal_rows(journal, lambda row: row["name"])
     start = time.monotonic()
     with open(journal, "a", encoding="utf-8") as handle:
         for index, task in enumerate(study.tasks):

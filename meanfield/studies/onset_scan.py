@@ -24,12 +24,12 @@ import math
 import os
 import sys
 import time
-import tomllib
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError
+from .study_file import journal_rows, read_study
 
 #: The keys of a study file and their defaults (None: required).
 KEYS = {"name": None, "features": None, "contexts": None, "seeds": 8, "semantic_bits": 128,
@@ -72,22 +72,7 @@ def _ints(key, value, low, high):
 
 def load_study(path) -> OnsetStudy:
     """Read and check a study file: a ConfigError of one line naming the key, the value and what is allowed."""
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"study file {str(path)!r} cannot be read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        raise ConfigError(f"{unknown[0]} is not allowed: a study file has the keys {sorted(KEYS)}")
-    values = {key: data.get(key, default) for key, default in KEYS.items()}
-    missing = [key for key, value in values.items() if value is None]
-    if missing:
-        raise ConfigError(f"{missing[0]} is missing: a study file needs {[k for k, v in KEYS.items() if v is None]}")
-    if not isinstance(values["name"], str) or not values["name"]:
-        raise ConfigError(f"name = {values['name']!r} is not allowed: must be a non-empty string")
+    values = read_study(path, KEYS, "a study file")
     for key in ("seeds", "semantic_bits"):
         value = values[key]
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4096:
@@ -105,20 +90,6 @@ def load_study(path) -> OnsetStudy:
                       (float(interval[0]), float(interval[1])), float(resolution))
 
 
-def _journal_rows(journal: str) -> dict:
-    """{(M, L, seed): row} of the finished tasks in ``journal`` (a line cut by a kill is ignored)."""
-    rows = {}
-    if os.path.exists(journal):
-        with open(journal, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                rows[(row["features"], row["contexts"], row["seed"])] = row
-    return rows
-
-
 def run_study(study: OnsetStudy, output: str, progress: bool = True):
     """Run every task not yet in the journal, then write ``output`` and remove the journal; returns the
     dataset (:func:`study_dataset`)."""
@@ -126,7 +97,7 @@ def run_study(study: OnsetStudy, output: str, progress: bool = True):
 
     journal = f"{output}.partial.jsonl"
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-    done = _journal_rows(journal)
+    done = journal_rows(journal, lambda row: (row["features"], row["contexts"], row["seed"]))
     tasks = study.tasks()
     start = time.monotonic()
     with open(journal, "a", encoding="utf-8") as handle:

@@ -13,12 +13,16 @@ resumed sweep chains exactly what an uninterrupted one would.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import xarray as xr
 
 from ...analysis import LABELS
+from ...census.attractor import Attractor
 from ...census.continuation import continue_censuses
-from ...census.find import Attractor, Census, census_of, confirm_starts, group_starts
+from ...census.find import Census, census_of, confirm_starts, group_starts
+from ...census.slow import decide_slow_approaches
 from ...census.starts import sample
 from ...census.system import AttentionSystem
 from ...model.state import State
@@ -55,6 +59,11 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
             prints, grouping = groups[j]
             census = census_of(system, prints, grouping, confirming,
                                np.arange(first_lane[j], first_lane[j + 1]), max_period=width, rtol=spec.rtol)
+            at = system.replace(**{k: float(v[p]) for k, v in parameters.items()})
+            confirm = partial(confirm_starts, at, None, steps=run.steps, transient=run.transient,
+                              lyapunov=run.lyapunov or False, backend=run.backend)
+            census = decide_slow_approaches(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
+                                            max_period=width, rtol=spec.rtol)
             out["census_count"][p] = len(census.attractors)
             out["census_unresolved"][p] = census.unresolved_fraction
             out["census_assignment"][p] = census.assignment
