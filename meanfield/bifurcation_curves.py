@@ -12,8 +12,6 @@ cycle (smallest multiple-shooting residual) is used, and none fitting is refused
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .analysis.bifurcations import KINDS, Bifurcation, crossing_indicators
@@ -21,7 +19,7 @@ from .analysis.curves import MAX_POINTS, START_TOLERANCE, Curve, trace_curve
 from .analysis.maps import Map
 from .analysis.orbits import numba_family, residuals
 from .errors import ConfigError
-from .model.spec import SCALAR_PARAMETERS, ModelSpec
+from .model.spec import SCALAR_PARAMETERS, ModelSpec, require_interval
 from .model.state import State
 from .periodic_orbits import _pe_window, attention_family
 from .progress import SpanBar
@@ -63,14 +61,8 @@ def _check(model, point, parameter, interval, state, progress) -> tuple[float, f
     if parameter == point.parameter:
         raise ConfigError(f"parameter = {parameter!r} is not allowed: the point was located in it; the curve needs "
                           "a second parameter")
-    try:
-        lo, hi = (float(v) for v in interval)
-    except (TypeError, ValueError):
-        raise ConfigError(f"interval = {interval!r} is not allowed: must be two numbers (low, high)") from None
     current = model.parameters[parameter] if isinstance(model, Map) else getattr(model, parameter)
-    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi or not lo <= current <= hi:
-        raise ConfigError(f"interval = {interval!r} is not allowed: must be two finite increasing numbers around "
-                          f"the model's {parameter} = {current!r}")
+    lo, hi = require_interval("interval", interval, parameter, current)
     if state is not None and not isinstance(state, State):
         raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None")
     if not isinstance(progress, bool):
@@ -79,23 +71,30 @@ def _check(model, point, parameter, interval, state, progress) -> tuple[float, f
     return lo, hi
 
 
+def cycle_phase(model: ModelSpec, points: np.ndarray, pe: np.ndarray) -> tuple[np.ndarray, float]:
+    """Of the L rotations of the PE window ``pe``, the one under which ``points`` (an orbit's windows, flattened,
+    point i mapped with PE phase i) are a cycle of ``model``'s map: that rotation and its multiple-shooting
+    residual."""
+    rotations = [np.roll(pe, i, axis=0) for i in range(model.context)]
+    misfit = [np.abs(residuals(points, attention_family(model, None, r)()(points)[0])).max() for r in rotations]
+    best = int(np.argmin(misfit))
+    return rotations[best], float(misfit[best])
+
+
 def _attention_curve_family(model: ModelSpec, point: Bifurcation, names: tuple[str, str], state: State | None):
     """``family(α)`` of the model with both parameters replaced, at the PE phase the point's windows fit: of the
     L rotations of the PE window of ``state`` (default the model's checkpoint). ConfigError when none makes
     them a cycle (the point was located from another PE window)."""
     points = np.asarray(point.points, dtype=np.float64)
-    at_point = model.replace(**{point.parameter: point.value})
     source = model.checkpoint if state is None else state
     pe = _pe_window(model, source) if source is not None else np.zeros((model.context, 0))
-    rotations = [np.roll(pe, i, axis=0) for i in range(model.context)]
-    misfit = [np.abs(residuals(points, attention_family(at_point, None, r)()(points)[0])).max() for r in rotations]
-    best = int(np.argmin(misfit))
-    if not misfit[best] <= CYCLE_MISFIT * max(1.0, np.abs(points).max()):
+    phase, misfit = cycle_phase(model.replace(**{point.parameter: point.value}), points, pe)
+    if not misfit <= CYCLE_MISFIT * max(1.0, np.abs(points).max()):
         where = "the model's checkpoint" if state is None else "state"
         raise ConfigError(f"state: the point's windows are no cycle under any rotation of the PE window of {where} "
-                          f"(smallest residual {misfit[best]:.3g}); pass the state the point was located from "
+                          f"(smallest residual {misfit:.3g}); pass the state the point was located from "
                           "(mf.bifurcations(..., state=...))")
-    return attention_family(model, names, rotations[best])
+    return attention_family(model, names, phase)
 
 
 def bifurcation_curve(model: ModelSpec | Map, point: Bifurcation, parameter: str, interval, *,

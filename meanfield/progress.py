@@ -1,4 +1,5 @@
-"""Progress bars for calls that take more than a few seconds (sweeps, large batches, analyses, comparisons).
+"""Progress bars for calls that take more than a few seconds (sweeps, large batches, analyses, comparisons), and
+SIGTERM stopping long work as Ctrl-C does (:func:`sigterm_interrupts`).
 
 The first unit of work of a fresh process includes compiling the kernels (and, for a sweep, starting the
 workers), which can take longer than the work itself; a rate measured over it would make the first ETAs
@@ -7,9 +8,11 @@ update arrives; until then it says what it is waiting for.
 """
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 from tqdm import tqdm
 
@@ -126,4 +129,21 @@ class SpanBar:
         self.bar.close()
 
 
-__all__ = ["Heartbeat", "SpanBar", "StepWatch", "progress_bar"]
+
+
+@contextmanager
+def sigterm_interrupts():
+    """SIGTERM raises KeyboardInterrupt inside the block (main thread only), as Ctrl-C does, so that long work (a
+    sweep's cluster, a study's journal) stops where Ctrl-C would stop it: a cluster closed and every SLURM job
+    cancelled, a study resumable."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["Heartbeat", "SpanBar", "StepWatch", "progress_bar", "sigterm_interrupts"]

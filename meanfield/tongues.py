@@ -27,11 +27,11 @@ import numpy as np
 
 from .analysis.curves import Curve
 from .analysis.rotation import MIN_POINTS, rotation_number
-from .bifurcation_curves import bifurcation_curve
+from .bifurcation_curves import bifurcation_curve, cycle_phase
 from .errors import AnalysisError, ConfigError
-from .model.spec import SCALAR_PARAMETERS, ModelSpec
+from .model.spec import SCALAR_PARAMETERS, ModelSpec, require_interval
 from .model.state import State
-from .periodic_orbits import bifurcations, periodic_orbit
+from .periodic_orbits import _pe_window, bifurcations, periodic_orbit
 from .simulation import simulate
 
 #: Default half-width of the search for the locked cycle's folds along the first parameter.
@@ -84,14 +84,7 @@ def _check(model, state, parameters, interval, search) -> tuple[str, str, float,
                               f"{', '.join(SCALAR_PARAMETERS)}")
     if first == second:
         raise ConfigError(f"parameters = {parameters!r} is not allowed: must be two different parameters")
-    try:
-        lo, hi = (float(v) for v in interval)
-    except (TypeError, ValueError):
-        raise ConfigError(f"interval = {interval!r} is not allowed: must be two numbers (low, high)") from None
-    current = getattr(model, second)
-    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi or not lo <= current <= hi:
-        raise ConfigError(f"interval = {interval!r} is not allowed: must be two finite increasing numbers around "
-                          f"the model's {second} = {current!r}")
+    lo, hi = require_interval("interval", interval, second, getattr(model, second))
     if not (isinstance(search, int | float) and math.isfinite(search) and search > 0):
         raise ConfigError(f"search = {search!r} is not allowed: must be a finite number > 0")
     model.replace(**{first: getattr(model, first), second: lo})  # a model that refuses a parameter says so now
@@ -184,16 +177,6 @@ def _critical_rotation(curve: Curve) -> np.ndarray:
         upper = mu[mu.imag >= 0]
         rho[i] = np.angle(upper[np.argmin(np.abs(np.abs(upper) - 1))]) / (2 * np.pi)
     return rho
-
-
-def _cycle_state(model: ModelSpec, windows: np.ndarray, period: int, pe: np.ndarray) -> State:
-    """The state whose window is ``windows`` (the orbit's first point, flattened) at the rotation of the PE
-    window ``pe`` under which it returns to itself after ``period`` steps."""
-    shape = (model.context, model.n_features)
-    states = [State(att=windows.reshape(shape), pe=np.roll(pe, i, axis=0)) for i in range(model.context)]
-    misfit = [np.abs(np.asarray(simulate(model, period, start=st, record="att", progress=False).final_state.att)
-                     .ravel() - windows).max() for st in states]
-    return states[int(np.argmin(misfit))]
 
 
 def _torus_rotation(model: ModelSpec, start: State):
@@ -298,9 +281,9 @@ def resonance_start(model: ModelSpec, curve: Curve, locked: tuple[int, int], *,
                 continue
             value, at_second = curve.values[index]
             on_curve = model.replace(**{first: value, second: at_second})
-            cycle = _cycle_state(on_curve, curve.points[index][0], curve.period,
-                                 np.asarray(source.pe, dtype=np.float64))
-            nudged = State(att=np.asarray(cycle.att) + NUDGE, pe=cycle.pe)
+            orbit = curve.points[index]
+            phase, _ = cycle_phase(on_curve, orbit, _pe_window(model, source))
+            nudged = State(att=orbit[0].reshape(model.context, model.n_features) + NUDGE, pe=phase)
             found = _lock_along(on_curve, first, value, nudged, (p, k))
             if found is not None:          # near the tongue's side the run is still closing in: Newton's cycle
                 at, final = found

@@ -11,7 +11,7 @@ a group whose representative goes on to another group that stays was a transient
 whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
 decision (:func:`meanfield.analysis.decide`) on the confirming run's evidence, so the census and ``classify``
 of a run from the attractor's state give one answer. Starts left unresolved that are still closing in on a stable
-cycle are decided by Newton (:mod:`.slow`). Every start runs on its own kernel lane, so its tail, and hence its
+cycle are decided by Newton (:mod:`.unresolved`). Every start runs on its own kernel lane, so its tail, and hence its
 attractor, is the same whatever the chunking.
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ from ..errors import ConfigError
 from ..model.spec import require_int
 from .attractor import run_attractor
 from .families import with_families
-from .slow import decide_slow_approaches
 from .system import as_system
+from .unresolved import decide_unresolved
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
 MAX_PERIOD = 256
@@ -213,7 +213,7 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                  backend: str = "cpu") -> Census:
     """The census of ``states`` (validated options) without the families step, every cycle its own entry, as a
     continuation and a sweep store them: run, group, confirm, label (module docstring), then the starts still
-    closing in on a stable cycle decided by Newton (:mod:`.slow`)."""
+    closing in on a stable cycle decided by Newton (:mod:`.unresolved`)."""
     parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
              for lo in range(0, len(states), chunk)]
     prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
@@ -224,5 +224,5 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                        max_period=max_period, rtol=rtol)
     confirm = partial(confirm_starts, system, None, steps=steps, transient=transient, lyapunov=lyapunov,
                       backend=backend)
-    return decide_slow_approaches(system, census, lambda i: parts[i // chunk].final_state(i % chunk), confirm,
+    return decide_unresolved(system, census, lambda i: parts[i // chunk].final_state(i % chunk), confirm,
                                   counted=counted, max_period=max_period, rtol=rtol)

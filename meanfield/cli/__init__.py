@@ -154,6 +154,15 @@ def progress_enabled(args) -> bool:
     return not (args.quiet or getattr(args, "no_progress", False))
 
 
+def check_study_output(args) -> None:
+    """A study command's ``--output`` (not replaced without ``--force``) and ``--plot`` suffix, checked before
+    anything runs (ConfigError of one line)."""
+    if os.path.exists(args.output) and not args.force:
+        raise ConfigError(f"--output {args.output!r} is not allowed: the file exists (use --force to replace it)")
+    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".pdf", ".svg"):
+        raise ConfigError(f"--plot {args.plot!r} is not allowed: the suffix must be .png, .pdf or .svg")
+
+
 def report(args, text: str) -> None:
     """A summary line on stdout (``wrote FILE``, tables), unless ``-q``."""
     if not args.quiet:

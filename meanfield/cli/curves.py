@@ -23,25 +23,18 @@ def register(sub, parents):
 
 
 def run(args):
-    import signal
-
     from ..errors import ConfigError
+    from ..progress import sigterm_interrupts
     from ..studies.curve_study import load_curve_study, run_curve_study
-    from . import progress_enabled, report
+    from . import check_study_output, progress_enabled, report
     study = load_curve_study(args.study)
-    if os.path.exists(args.output) and not args.force:
-        raise ConfigError(f"--output {args.output!r} is not allowed: the file exists (use --force to replace it)")
-    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".pdf", ".svg"):
-        raise ConfigError(f"--plot {args.plot!r} is not allowed: the suffix must be .png, .pdf or .svg")
+    check_study_output(args)
     if args.background and not args.plot:
         raise ConfigError(f"--background {args.background!r} is not allowed without --plot")
     if args.background and not os.path.isfile(args.background):
         raise ConfigError(f"--background {args.background!r} is not allowed: no such file")
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)   # SIGTERM stops like Ctrl-C
-    try:
+    with sigterm_interrupts():
         dataset = run_curve_study(study, args.output, progress=progress_enabled(args))
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     for name, kind, values in zip(dataset.special_curve.values, dataset.special_kind.values,
                                   dataset.special_values.values):
         report(args, f"{name}: {kind} at {dataset.parameter.values[0]} = {values[0]:.10f}, "

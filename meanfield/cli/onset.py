@@ -2,8 +2,6 @@
 cycle over features, context lengths and weight seeds (:mod:`meanfield.studies.onset_scan`)."""
 from __future__ import annotations
 
-import os
-
 
 def register(sub, parents):
     p = sub.add_parser("onset", parents=parents, help="locate the onset of oscillation over M, L and weight seeds",
@@ -19,21 +17,13 @@ def register(sub, parents):
 
 
 def run(args):
-    import signal
-
-    from ..errors import ConfigError
+    from ..progress import sigterm_interrupts
     from ..studies.onset_scan import load_study, onset_table, run_study
-    from . import progress_enabled, report
+    from . import check_study_output, progress_enabled, report
     study = load_study(args.study)
-    if os.path.exists(args.output) and not args.force:
-        raise ConfigError(f"--output {args.output!r} is not allowed: the file exists (use --force to replace it)")
-    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".pdf", ".svg"):
-        raise ConfigError(f"--plot {args.plot!r} is not allowed: the suffix must be .png, .pdf or .svg")
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)   # SIGTERM stops like Ctrl-C
-    try:
+    check_study_output(args)
+    with sigterm_interrupts():
         dataset = run_study(study, args.output, progress=progress_enabled(args))
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     report(args, onset_table(dataset))
     report(args, f"wrote {args.output}")
     if args.plot:

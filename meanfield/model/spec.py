@@ -55,6 +55,19 @@ def require_int(key: str, value, minimum: int, maximum: int | None = None) -> in
     return value
 
 
+def require_interval(key: str, value, around: str, current: float) -> tuple[float, float]:
+    """Return ``value`` as (low, high) or raise ConfigError unless it is two finite increasing numbers with
+    ``current`` (the model's ``around``) between them."""
+    try:
+        low, high = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be two numbers (low, high)") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or low >= high or not low <= current <= high:
+        raise ConfigError(f"{key} = {value!r} is not allowed: must be two finite increasing numbers around the "
+                          f"model's {around} = {current!r}")
+    return low, high
+
+
 @dataclass(frozen=True)
 class Control:
     """PID control of the attention output over token steps (docs/model.md §5.1; after PIDformer, Nguyen et

@@ -207,25 +207,30 @@ def finite_error_figure(sweep, ax=None):
     return fig
 
 
+def _map_axes(ds, what: str, ax):
+    """The grid axes of a 2-D sweep (first on x) with their coordinates, on ``ax`` (a new figure's when None),
+    labelled; ConfigError for another number of axes."""
+    axes = sweep_axes(ds)
+    if len(axes) != 2:
+        raise ConfigError(f"the {what} needs a 2-D sweep; the file has axes {axes}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
+    ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
+    ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))
+    return ax, ds[axes[0]].values, ds[axes[1]].values
+
+
 @paper_style
 def class_map(sweep, ax=None):
     """Phase diagram of a 2-D sweep: the class of every grid point (first axis on x). ``sweep``: a Dataset with
     labels (:func:`meanfield.sweep_results`) or the path of an analysed sweep file."""
     ds = sweep_dataset(sweep, ("label",))
     codes = ds["label"].values
-    axes = sweep_axes(ds)
-    if len(axes) != 2:
-        raise ConfigError(f"the class map needs a 2-D sweep; the file has axes {axes}")
-    x, y = ds[axes[0]].values, ds[axes[1]].values
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
-    fig = ax.figure
+    ax, x, y = _map_axes(ds, "class map", ax)
     names = label_names(codes)
     draw_class_grid(ax, names, x, y)
-    ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
-    ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))
-    class_legend(fig, set(names[codes != MISSING]))
-    return fig
+    class_legend(ax.figure, set(names[codes != MISSING]))
+    return ax.figure
 
 
 @paper_style
@@ -235,17 +240,10 @@ def rotation_map(sweep, ax=None):
     (a rest state, a locked cycle, chaos) are left pale grey. ``sweep``: a Dataset of
     :func:`meanfield.sweep_results` (which adds ``rotation``)."""
     ds = sweep_dataset(sweep, ("rotation",))
-    axes = sweep_axes(ds)
-    if len(axes) != 2:
-        raise ConfigError(f"the rotation map needs a 2-D sweep; the file has axes {axes}")
-    x, y = ds[axes[0]].values, ds[axes[1]].values
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 3.8), layout="constrained")
+    ax, x, y = _map_axes(ds, "rotation map", ax)
     mesh = ax.pcolormesh(x, y, ds["rotation"].values.T, shading="nearest", cmap="viridis", zorder=0)
     ax.set_facecolor("0.88")
     ax.figure.colorbar(mesh, ax=ax, label="rotation number (turns per forcing period)")
-    ax.set_xlabel(AXIS_SYMBOLS.get(axes[0], axes[0]))
-    ax.set_ylabel(AXIS_SYMBOLS.get(axes[1], axes[1]))
     return ax.figure
 
 

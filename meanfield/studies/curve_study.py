@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from .study_file import journal_rows, read_study
+from .study_file import finish, journal_path, journal_rows, read_study
 
 #: The keys of a study file and their defaults (None: required); the keys of a [[curve]] and of a [[tongue]]
 #: table, and the ones each needs.
@@ -221,8 +221,7 @@ def compute(study: CurveStudy, task: CurveTask) -> list:
 def run_curve_study(study: CurveStudy, output: str, progress: bool = True):
     """Compute every task whose curves are not yet in the journal, then write ``output`` and remove the journal;
     returns the Dataset (:func:`curves_dataset`)."""
-    journal = f"{output}.partial.jsonl"
-    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    journal = journal_path(output)
     done = journal_rows(journal, lambda row: row["name"])
     start = time.monotonic()
     with open(journal, "a", encoding="utf-8") as handle:
@@ -239,12 +238,7 @@ def run_curve_study(study: CurveStudy, output: str, progress: bool = True):
                 print(f"curves: {index + 1}/{len(study.tasks)}  {task.what} {task.name}: "
                       f"{sum(len(done[n]['values']) for n in names)} points  [{time.monotonic() - start:.0f} s]",
                       file=sys.stderr, flush=True)
-    dataset = curves_dataset(study, done)
-    partial = f"{output}.partial"
-    dataset.to_netcdf(partial, engine="h5netcdf")
-    os.replace(partial, output)
-    os.remove(journal)
-    return dataset
+    return finish(curves_dataset(study, done), output)
 
 
 def curves_dataset(study: CurveStudy, rows: dict):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from .study_file import journal_rows, read_study
+from .study_file import finish, journal_path, journal_rows, read_study
 
 #: The keys of a study file and their defaults (None: required).
 KEYS = {"name": None, "features": None, "contexts": None, "seeds": 8, "semantic_bits": 128,
@@ -95,8 +94,7 @@ def run_study(study: OnsetStudy, output: str, progress: bool = True):
     dataset (:func:`study_dataset`)."""
     from .onset import UnstableStart, rest_onset
 
-    journal = f"{output}.partial.jsonl"
-    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    journal = journal_path(output)
     done = journal_rows(journal, lambda row: (row["features"], row["contexts"], row["seed"]))
     tasks = study.tasks()
     start = time.monotonic()
@@ -119,12 +117,7 @@ def run_study(study: OnsetStudy, output: str, progress: bool = True):
                 print(f"onset: {index + 1}/{len(tasks)}  M = {m:3d}  L = {c:3d}  seed {s}:  β_c = "
                       f"{onset.value:.6f} ({onset.kind})  [{time.monotonic() - start:.0f} s]", file=sys.stderr,
                       flush=True)
-    dataset = study_dataset(study, done)
-    partial = f"{output}.partial"
-    dataset.to_netcdf(partial, engine="h5netcdf")
-    os.replace(partial, output)
-    os.remove(journal)
-    return dataset
+    return finish(study_dataset(study, done), output)
 
 
 def study_dataset(study: OnsetStudy, rows: dict):

@@ -48,4 +48,20 @@ def journal_rows(journal: str, key) -> dict:
     return rows
 
 
-__all__ = ["journal_rows", "read_study"]
+def journal_path(output: str) -> str:
+    """The journal beside a study's result file; its folder is made."""
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    return f"{output}.partial.jsonl"
+
+
+def finish(dataset, output: str):
+    """Write the finished study's ``dataset`` to ``output`` (an HDF5 file xarray reads, written beside it and
+    renamed into place) and remove the journal; returns the dataset."""
+    partial = f"{output}.partial"
+    dataset.to_netcdf(partial, engine="h5netcdf")
+    os.replace(partial, output)
+    os.remove(journal_path(output))
+    return dataset
+
+
+__all__ = ["finish", "journal_path", "journal_rows", "read_study"]

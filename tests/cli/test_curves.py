@@ -158,9 +158,9 @@ def test_a_study_killed_with_sigkill_resumes_to_the_same_file(workdir):
     journal = workdir / "tiny.h5.partial.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "meanfield", "-q", "curves", "tiny.toml", "-o", "tiny.h5"],
                             cwd=workdir, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300          # a hung child fails the test instead of waiting for ever
+    # until the two NS curves are in the journal (the tongue takes seconds more); a hung child is stopped by
+    # pytest-timeout, not by a clock here
     while not (journal.exists() and journal.read_text().count("\n") >= 2) and proc.poll() is None:
-        assert time.monotonic() < deadline
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -22,9 +22,9 @@ from ...analysis import LABELS
 from ...census.attractor import Attractor
 from ...census.continuation import continue_censuses
 from ...census.find import Census, census_of, confirm_starts, group_starts
-from ...census.slow import decide_slow_approaches
 from ...census.starts import sample
 from ...census.system import AttentionSystem
+from ...census.unresolved import decide_unresolved
 from ...model.state import State
 from ..config.runfile import RunSpec
 
@@ -62,7 +62,7 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
             at = system.replace(**{k: float(v[p]) for k, v in parameters.items()})
             confirm = partial(confirm_starts, at, None, steps=run.steps, transient=run.transient,
                               lyapunov=run.lyapunov or False, backend=run.backend)
-            census = decide_slow_approaches(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
+            census = decide_unresolved(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
                                             max_period=width, rtol=spec.rtol)
             out["census_count"][p] = len(census.attractors)
             out["census_unresolved"][p] = census.unresolved_fraction

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ...errors import ClusterError, StoreError
-from ...progress import progress_bar
+from ...progress import progress_bar, sigterm_interrupts
 from ..config.runfile import RunSpec, load_run
 from ..config.where import where_to_compute
 from ..store import (
@@ -114,7 +114,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
                       file=sys.stderr)
             return out if target.work == out else target.finish(target.open())
-        with _sigterm_interrupts(), connect(where) as connection:
+        with sigterm_interrupts(), connect(where) as connection:
             check_workers(connection.client, run)
             f = target.open()
             hosts = set()
@@ -325,20 +325,6 @@ def _ctrl_c():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-@contextmanager
-def _sigterm_interrupts():
-    """SIGTERM raises KeyboardInterrupt while a cluster is up (main thread only), as Ctrl-C does, so that the
-    cluster is closed and every SLURM job of the sweep cancelled."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 __all__ = ["sweep", "RETRIES"]

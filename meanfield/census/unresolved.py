@@ -68,7 +68,7 @@ def _newton_pass(system, census, final_state, rtol: float) -> tuple[list, np.nda
     return orbits, owner
 
 
-def decide_slow_approaches(system, census, final_state, confirm, *, counted: int | None = None,
+def decide_unresolved(system, census, final_state, confirm, *, counted: int | None = None,
                            max_period: int, rtol: tuple):
     """``census`` with its unresolved starts decided where they can be (module docstring): those closing in on a
     stable cycle by Newton, the others by running on. ``final_state(i)``: start i's state at the end of the
@@ -125,4 +125,4 @@ def _recounted(census, attractors: list, assignment: np.ndarray, weighed: int):
     return replace(census, attractors=ordered, assignment=renumber[assignment])
 
 
-__all__ = ["decide_slow_approaches"]
+__all__ = ["decide_unresolved"]

@@ -1,6 +1,6 @@
-"""Unresolved starts decided (meanfield/census/slow.py): below the rest cycle's Neimark–Sacker point the starts of a
-40 000-step census are still closing in on the stable rest cycle (Newton decides them), and below the period-28
-window's lower fold they wander for longer than the census runs (running on decides them). Checked against
+"""Unresolved starts decided (meanfield/census/unresolved.py): below the rest cycle's Neimark–Sacker point the starts
+of a 40 000-step census are still closing in on the stable rest cycle (Newton decides them), and below the
+period-28 window's lower fold they wander for longer than the census runs (running on decides them). Checked against
 ``classify`` of long runs from the attractors' states and, independently of the census, from its starts."""
 import numpy as np
 import pytest
