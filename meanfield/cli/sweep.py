@@ -51,7 +51,7 @@ def _dry_run(args, spec, output, workers, local) -> None:
         size,
         startup_seconds,
     )
-    from ..sweeps.store import SWEEP_KIND, differences, sweep_nbytes, sweep_state
+    from ..sweeps.store import SWEEP_KIND, differences, raw_nbytes, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
                      for a in spec.grid_axes)
@@ -67,7 +67,10 @@ def _dry_run(args, spec, output, workers, local) -> None:
     exponents = f", {spec.lyapunov} Lyapunov exponents" if spec.lyapunov else ""
     report(args, f"{spec.name}: {spec.n_points} points ({axes})")
     report(args, f"  per point: {spec.steps} steps, {spec.transient} transient{exponents}")
-    report(args, f"  output: {output}, {size(sweep_nbytes(spec))} ({state})")
+    allocated, bound = sweep_nbytes(spec), raw_nbytes(spec)
+    compressed = f"at most {size(bound)}: compressed chunks of up to {spec.chunk} points, {size(allocated)} " \
+        "when created" if allocated < bound else size(bound)
+    report(args, f"  output: {output}, {compressed} ({state})")
     if todo:
         if not args.quiet:
             print("meanfield sweep: measuring one chunk on this machine (the first time, this compiles the kernels: "

@@ -135,11 +135,23 @@ def test_continuation_chains_cover_every_point_once(direction):
 
 
 def test_plan_skips_done_points_and_keeps_grid_order():
+    """A task holds the points not done of one grid chunk (the chunks of the file's compressed datasets,
+    docs/storage.md §3): here the chunks are [0 1 2] [3 4 5] [6 7 8] [9]."""
     run = mf.load_run(tiny_text(num=10, chunk=3))
     done = np.zeros(10, bool)
     done[[0, 1, 5]] = True
     tasks = plan(run, done)
-    assert [t.indices.tolist() for t in tasks] == [[2, 3, 4], [6, 7, 8], [9]]
+    assert [t.indices.tolist() for t in tasks] == [[2], [3, 4], [6, 7, 8], [9]]
+
+
+@pytest.mark.parametrize("chunk, expected", [
+    (2, [[0, 1], [2, 3], [4], [5, 6], [7, 8], [9], [10, 11], [12, 13], [14]]),   # pieces of a row of 5
+    (10, [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14]]),                  # two whole rows, then one
+    (7, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14]])])               # one row fits, not two
+def test_plan_cuts_a_grid_into_whole_rows_or_pieces_of_rows(chunk, expected):
+    text = tiny_text(num=5, chunk=chunk).replace("[grid]\n", "[grid]\nbeta_att = [2.0, 2.2, 2.4]\n")
+    run = mf.load_run(text)
+    assert [t.indices.tolist() for t in plan(run, np.zeros(15, bool))] == expected
 
 
 def test_two_axis_writes_land_on_their_points(tmp_path):

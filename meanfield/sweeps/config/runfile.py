@@ -10,7 +10,7 @@ A run file (see ``runs/*.toml``)::
     steps = 20000                 # iterations t = 0 .. steps-1 (docs/model.md §3.2)
     transient = 10000             # recorded / exponents from t = transient on
     lyapunov = true               # false, true (all: L·M, + 2M with a PID controller) or k leading ones (§4)
-    chunk = 16                    # grid points per Dask task (results do not depend on it)
+    chunk = 16                    # grid points per Dask task (results do not depend on it; default: default_chunk)
     backend = "cpu"
 
     [model]                       # a preset, its knobs and scalar overrides (meanfield.presets)
@@ -299,6 +299,7 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
               "finite": lambda v: parse_finite(v, model),
               "attractors": lambda v: parse_attractors(v, axes), "basins": lambda v: parse_basins(v, model)}
     optional = {key: check(data[key]) for key, check in checks.items() if key in data}
+    optional.setdefault("chunk", default_chunk(steps, optional))
     run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
     check_model_axes(run, model_table.get("preset", DEFAULT_PRESET))
@@ -315,6 +316,20 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
     check_full_window(run.lyapunov, model.context if state is None else state.att.shape[0], transient,
                       model.context, run.continuation.pre_steps if run.continuation else 0)
     return run
+
+
+#: Steps of all its points that a default task aims at, and the bounds of the default chunk (:func:`default_chunk`).
+CHUNK_STEPS, CHUNK_BOUNDS = 100_000, (16, 4096)
+
+
+def default_chunk(steps: int, tables: dict) -> int:
+    """Grid points per task when the run file sets no ``chunk``: about :data:`CHUNK_STEPS` steps of plain runs
+    per task within :data:`CHUNK_BOUNDS` (a short run's points go in thousands, so that the client handles a
+    few tasks per second, docs/storage.md §3); 16 with exponents, a census, a basin map or a finite network."""
+    lo, hi = CHUNK_BOUNDS
+    if tables.get("lyapunov") or any(tables.get(key) is not None for key in ("attractors", "basins", "finite")):
+        return lo
+    return max(lo, min(hi, CHUNK_STEPS // steps))
 
 
 def _set(data: dict, key: str, value) -> None:

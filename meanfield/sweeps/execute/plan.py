@@ -1,6 +1,8 @@
 """Planning a sweep: which points run together, in which order (docs/model.md §7.3 for continuation).
 
-Without continuation, chunks of ``run.chunk`` points in grid order. With it (the reference's ``--chain``), a
+Without continuation, the grid's chunks of at most ``run.chunk`` points (whole rows where they fit,
+:func:`~meanfield.sweeps.store.chunks.grid_chunk`) in grid order: a task's points are whole chunks of the file's
+compressed datasets (docs/storage.md §3). With it (the reference's ``--chain``), a
 point's start is the hand-off state of its parent, its neighbour along the continuation axis: points are
 grouped into waves by their distance from the chain roots, and a task of wave d depends on the tasks of wave
 d-1 that hold its points' parents, so many chains (every line of a 2-D grid, ``chains`` segments per line)
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config.runfile import RunSpec
+from ..store.chunks import block_ids
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,16 @@ def parents_of(run: RunSpec) -> np.ndarray:
 def plan(run: RunSpec, done: np.ndarray, workers: int = 1) -> list:
     """Tasks for the points not ``done`` (flat bool), in submission order (waves of the chains).
 
-    Without continuation: chunks of ``run.chunk`` points in grid order. With it: wave by wave, each wave cut
-    into ``min(chunk, ceil(wave / workers))``-point tasks so that every worker gets a share of each wave.
+    Without continuation: the points of each grid chunk (:func:`~meanfield.sweeps.store.chunks.block_ids`)
+    not done, in grid order. With it: wave by wave, each wave cut into ``min(chunk, ceil(wave / workers))``-point
+    tasks so that every worker gets a share of each wave.
     """
+    todo = np.flatnonzero(~done)
+    if run.continuation is None:
+        blocks = block_ids(run.shape, run.chunk, todo)
+        cuts = np.flatnonzero(blocks[1:] != blocks[:-1]) + 1
+        return [Task(indices, np.full(len(indices), -1, dtype=np.int64), ()) for indices in np.split(todo, cuts)
+                if len(indices)]
     parents = parents_of(run)
     depth = np.zeros(run.n_points, dtype=np.int64)
     for _ in range(run.n_points):                       # depth = distance from the chain root
@@ -56,12 +66,11 @@ def plan(run: RunSpec, done: np.ndarray, workers: int = 1) -> list:
         if np.array_equal(new, depth):
             break
         depth = new
-    todo = np.flatnonzero(~done)
     owner = {}
     tasks = []
     for level in np.unique(depth[todo]):
         wave = todo[depth[todo] == level]
-        size = run.chunk if run.continuation is None else min(run.chunk, max(1, math.ceil(len(wave) / workers)))
+        size = min(run.chunk, max(1, math.ceil(len(wave) / workers)))
         for start in range(0, len(wave), size):
             indices = wave[start:start + size]
             deps = tuple(sorted({owner[int(p)] for p in parents[indices] if p >= 0 and not done[p]}))

@@ -36,20 +36,23 @@ from ..store import (
     reading,
     sweep_layout,
     update_provenance,
+    write_packed,
     write_points,
 )
 from ..store.basins import basins_done, create_basins, finish_basins, pending_rows, write_rows
 from ..store.census import attractors_done, write_attractors
+from ..store.chunks import direct_writes
 from ..store.journal import read_journal
 from ..store.lock import writer_lock
 from ..store.output import plan_output
 from ..store.provenance import now, record
+from ..store.sweep import checked_names
 from .basins import basin_block, blocks, point_model
 from .census import chain_line, lines_of, stack_lines
 from .cluster import connect
 from .plan import plan
 from .preflight import check_sweep, check_workers
-from .tasks import compute_chunk, handoff_names
+from .tasks import compute_chunk, compute_packed, handoff_names
 
 log = logging.getLogger(__name__)
 
@@ -268,10 +271,12 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
     from_file = {"index": np.array(resumed_parents, dtype=np.int64),
                  **read_points(f, handoff.values(), resumed_parents)}
     tag = uuid.uuid4().hex[:8]
+    # workers compress a compressed file's chunks themselves (docs/storage.md §3); older files get arrays
+    task_function = compute_packed if direct_writes(f, run, checked_names(sweep_layout(run))) else compute_chunk
     futures = []
     for n, task in enumerate(tasks):
         sources = [futures[d] for d in task.deps] + ([from_file] if resumed_parents else [])
-        futures.append(c.submit(compute_chunk, run, task.indices, task.parents, *sources,
+        futures.append(c.submit(task_function, run, task.indices, task.parents, *sources,
                                 key=f"meanfield-{run.name}-{tag}-{n}", retries=retries, pure=False))
     pending = as_completed(futures)
     futures = {future.key: future for future in futures}     # dropped once written: frees the workers
@@ -293,8 +298,12 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
                     result = future.result()
                     hosts.add(result["host"])
                     if journal is not None and JOURNAL:
-                        journal.append(result["index"], result)
-                    write_points(f, run, result["index"], result)
+                        journal.append_frame(result["journal"]) if "chunks" in result else \
+                            journal.append(result["index"], result)
+                    if "chunks" in result:
+                        write_packed(f, run, result["index"], result["chunks"])
+                    else:
+                        write_points(f, run, result["index"], result)
                     del futures[future.key]
                     written += len(result["index"])
                     bar.update(len(result["index"]))

@@ -18,6 +18,9 @@ from ...finite import simulate_finite_batch
 from ...model.state import State
 from ...simulation import simulate_batch
 from ..config.runfile import RunSpec
+from ..store.chunks import pack
+from ..store.journal import chunk_frame
+from ..store.sweep import checked_names, sweep_layout
 from .census import census_arrays
 from .evidence import EVIDENCE, point_evidence
 
@@ -173,4 +176,22 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
     return {**TASKS[run.system](run, indices, parents, sources), "host": platform.node()}
 
 
-__all__ = ["TASKS", "compute_chunk", "mean_field_chunk", "finite_chunk", "handoff_names", "GPU_CLASSIFY_ROWS"]
+def compute_packed(run: RunSpec, indices, parents, *sources) -> dict:
+    """:func:`compute_chunk` with its result ready to store in a compressed file (docs/storage.md §3, §8): the
+    journal record (``journal``) and the file's compressed chunks (``chunks``, :func:`~meanfield.sweeps.store.
+    chunks.pack`) are built here on the worker, so the client only writes bytes; ``index``, ``host`` and the
+    hand-off states (a continuation's next wave starts from them) stay arrays. Points that are not whole
+    chunks come back as :func:`compute_chunk` returns them."""
+    result = compute_chunk(run, indices, parents, *sources)
+    layout = sweep_layout(run)
+    names = checked_names(layout)
+    chunks = pack(run, layout, names, result)
+    if chunks is None:
+        return result
+    keep = {"index", "host", *handoff_names(run)}
+    return {**{k: v for k, v in result.items() if k in keep}, "chunks": chunks,
+            "journal": chunk_frame(result["index"], result, names)}
+
+
+__all__ = ["TASKS", "compute_chunk", "compute_packed", "mean_field_chunk", "finite_chunk", "handoff_names",
+           "GPU_CLASSIFY_ROWS"]

@@ -31,6 +31,7 @@ from .points import (
                     read_sweep,
                     sweep_summary,
                     write_analysis,
+                    write_packed,
                     write_points,
 )
 from .sweep import (
@@ -41,6 +42,7 @@ from .sweep import (
                     differences,
                     open_refinement,
                     open_sweep,
+                    raw_nbytes,
                     read_refinements,
                     require_same_run,
                     require_sweep,
@@ -53,6 +55,7 @@ from .sweep import (
 __all__ = ["PART_SUFFIX", "WRITE_ERRORS", "append_provenance", "atomic_file", "check_output", "read_attrs", "reading",
            "reason", "reserve", "update_provenance", "write_trajectory", "SweepData", "datasets", "done_flags",
            "mark_finished", "open_run", "read_points", "read_sweep", "sweep_summary", "write_analysis",
-           "write_points", "REFINE_GROUP", "SWEEP_KIND", "SYSTEM_DATASETS", "create_sweep", "differences",
-           "open_refinement", "open_sweep", "read_refinements", "require_same_run", "require_sweep", "stored_model",
-           "sweep_layout", "sweep_nbytes", "sweep_state"]
+           "write_packed", "write_points", "REFINE_GROUP", "SWEEP_KIND", "SYSTEM_DATASETS", "create_sweep",
+           "differences", "open_refinement", "open_sweep", "raw_nbytes", "read_refinements", "require_same_run",
+           "require_sweep",
+           "stored_model", "sweep_layout", "sweep_nbytes", "sweep_state"]

@@ -7,9 +7,10 @@ fails is dropped (its points are computed again).
 
 Format: a sequence of frames ``MAGIC | kind (1 byte) | payload length (uint64 LE) | crc32 (uint32 LE) | payload``,
 the crc32 over the kind byte and the payload. The first frame (kind :data:`HEADER`) holds JSON: the format,
-the run's ``run_key``, ``run_json`` and ``run_toml``. Every other frame (kind :data:`CHUNK`) holds one chunk as
-an uncompressed ``.npz`` (numpy only, read with ``allow_pickle=False``): ``index`` (the flat point indices) and
-every per-point array :func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`BASINS`) one
+the run's ``run_key``, ``run_json`` and ``run_toml``. Every other frame (kind :data:`DEFLATED`) holds one chunk
+as a deflated ``.npz`` (numpy only, read with ``allow_pickle=False``; kind :data:`CHUNK`, the same uncompressed,
+in journals written before compression): ``index`` (the flat point indices) and every per-point array
+:func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`BASINS`) one
 block of rows of a basin map, ``first`` (its first row) and ``id`` (rows, columns) (docs/storage.md §9). A
 reader that meets a bad frame looks for the next ``MAGIC``, so one damaged record (or a torn last one) costs only
 itself.
@@ -30,7 +31,9 @@ from ...errors import StoreError
 #: Suffix of a sweep file's journal: ``OUT.h5`` -> ``OUT.h5.journal`` (docs/storage.md §8).
 JOURNAL_SUFFIX = ".journal"
 MAGIC = b"MFJ\x01"
-HEADER, CHUNK, BASINS = 0, 1, 2
+HEADER, CHUNK, BASINS, DEFLATED = 0, 1, 2, 3
+#: The deflate level of chunk records (the fastest, as for the file's chunks, :mod:`.chunks`).
+LEVEL = 1
 FRAME = struct.Struct("<4sBQI")
 FORMAT = 1
 
@@ -49,6 +52,12 @@ def _pack(indices, arrays: dict, names) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, index=np.asarray(indices, dtype=np.int64), **{name: np.asarray(arrays[name]) for name in names})
     return buffer.getvalue()
+
+
+def chunk_frame(indices, arrays: dict, names) -> bytes:
+    """The journal frame of one chunk (kind :data:`DEFLATED`), ready to append; workers build it, so the
+    client only writes it (:meth:`Journal.append_frame`)."""
+    return _frame(DEFLATED, zlib.compress(_pack(indices, arrays, names), LEVEL))
 
 
 def _unpack(payload: bytes, names) -> tuple | None:
@@ -124,6 +133,11 @@ def read_journal(path) -> Contents:
                 out.dropped += 1
         elif kind == CHUNK:
             out.chunks.append(payload)
+        elif kind == DEFLATED:
+            try:
+                out.chunks.append(zlib.decompress(payload))
+            except zlib.error:
+                out.dropped += 1
         elif kind == BASINS:
             out.basins.append(payload)
         pos = end
@@ -193,7 +207,11 @@ class Journal:
 
     def append(self, indices, arrays: dict) -> None:
         """Write and fsync one record: the chunk's flat ``indices`` and its per-point arrays."""
-        self._write(_frame(CHUNK, _pack(indices, arrays, self.names)))
+        self._write(chunk_frame(indices, arrays, self.names))
+
+    def append_frame(self, frame: bytes) -> None:
+        """Write and fsync one record built by :func:`chunk_frame` (with this journal's names)."""
+        self._write(frame)
 
     def append_rows(self, first: int, ids) -> None:
         """Write and fsync one block of rows of a basin map: its first row and its ids."""
@@ -205,4 +223,4 @@ class Journal:
             self.fd = None
 
 
-__all__ = ["JOURNAL_SUFFIX", "Contents", "Journal", "journal_path", "read_journal"]
+__all__ = ["JOURNAL_SUFFIX", "Contents", "Journal", "chunk_frame", "journal_path", "read_journal"]

@@ -32,6 +32,7 @@ from . import (
     differences,
     mark_finished,
     open_sweep,
+    raw_nbytes,
     reading,
     require_same_run,
     require_sweep,
@@ -196,12 +197,13 @@ def plan_output(run: RunSpec, path, resume: bool | None = None, overwrite: bool 
     replace = overwrite and os.path.exists(path)
     if state is not None and state["kind"] == SWEEP_KIND and not differences(state, run):
         return SweepOutput(run, path, part, False, state["done"], replace)
-    need = sweep_nbytes(run)
+    need, allocated = raw_nbytes(run), sweep_nbytes(run)
     directory = os.path.dirname(os.path.abspath(path))
     free = shutil.disk_usage(directory).free + (os.path.getsize(part) if os.path.exists(part) else 0)
     if need > free:
-        raise StoreError(f"output {path!r}: the sweep file needs {_gib(need)} (allocated in full when it is "
-                         f"created) and {directory} has {_gib(free)} free; free some space or choose another disk")
+        how = "allocated in full when it is created" if allocated == need else "uncompressed, the most it can take"
+        raise StoreError(f"output {path!r}: the sweep file needs {_gib(need)} ({how}) and {directory} has "
+                         f"{_gib(free)} free; free some space or choose another disk")
     return SweepOutput(run, path, part, True, 0, replace)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import StoreError
 from ...model.spec import ModelSpec
+from .chunks import write_chunks
 from .files import attach, dimension, open_readonly, read_attrs, reading
 from .lock import writer_lock
 from .provenance import now
@@ -57,6 +58,20 @@ def write_points(f: h5py.Group, run, indices, arrays: dict) -> None:
     for rows, region in regions:
         f[CHECKSUM][region] = crcs[rows]
     f.file.flush()
+    _mark_done(f, regions)
+
+
+def write_packed(f: h5py.Group, run, indices, packed: dict) -> None:
+    """Store the compressed chunks a worker packed (:func:`.chunks.pack`: every per-point dataset and the
+    checksums of the points ``indices``) as they are, then set the done flags, in the order of
+    :func:`write_points`."""
+    write_chunks(f, packed)
+    f.file.flush()
+    _mark_done(f, _runs(run.shape, np.sort(np.asarray(indices, dtype=np.int64))))
+
+
+def _mark_done(f: h5py.Group, regions) -> None:
+    """Set the done flags of the ``regions`` (:func:`_runs`) once their data is flushed, and flush them."""
     for _, region in regions:
         f["done"][region] = 1
     f.file.flush()

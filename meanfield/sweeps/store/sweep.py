@@ -14,6 +14,7 @@ from ...errors import StoreError
 from ..config.runfile import RunSpec
 from ..config.tables import MODEL_AXES
 from .census import census_coordinates, census_layout
+from .chunks import compressed, storage
 from .files import (
     WRITE_ERRORS,
     append_provenance,
@@ -114,7 +115,11 @@ def stored_model(run: RunSpec) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Dataset:
+def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill, compressed: dict) -> h5py.Dataset:
+    """A per-point dataset: chunked and compressed as ``compressed`` (:func:`.chunks.storage`) says, its chunks
+    allocated as they are written; or contiguous, allocated and filled now."""
+    if compressed:
+        return f.create_dataset(name, shape=shape, dtype=dtype, fillvalue=fill, **compressed)
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
     dcpl.set_fill_time(h5py.h5d.FILL_TIME_ALLOC)
@@ -126,16 +131,29 @@ def _allocate(f: h5py.File, name: str, shape: tuple, dtype, fill) -> h5py.Datase
 METADATA_NBYTES = 4096
 
 
+def raw_nbytes(run: RunSpec) -> int:
+    """Bytes of ``run``'s sweep file uncompressed, coordinates and a bound on the metadata
+    (:data:`METADATA_NBYTES` per dataset) included."""
+    return sum(_nbytes(run).values())
+
+
 def sweep_nbytes(run: RunSpec) -> int:
-    """Bytes ``run``'s sweep file takes (every dataset is allocated when it is created), coordinates and a
-    bound on the metadata (:data:`METADATA_NBYTES` per dataset) included."""
+    """Bytes ``run``'s sweep file takes when it is created: all of :func:`raw_nbytes` for a contiguous file
+    (every dataset allocated in full), only the coordinates and metadata for a compressed one (its chunks are
+    allocated as they are written, docs/storage.md §3)."""
+    parts = _nbytes(run)
+    if not compressed(sum(parts.values())):
+        return sum(parts.values())
+    return parts["coordinates"] + parts["metadata"]
+
+
+def _nbytes(run: RunSpec) -> dict:
     layout = sweep_layout(run)
     coords = _coordinates(run, layout)
-    total = sum(np.asarray(values).nbytes for values in coords.values())
-    total += METADATA_NBYTES * (len(coords) + len(layout) + 2)
-    for dims, dtype, _ in layout.values():
-        total += run.n_points * int(np.prod([len(coords[d]) for d in dims])) * np.dtype(dtype).itemsize
-    return total
+    points = sum(run.n_points * int(np.prod([len(coords[d]) for d in dims])) * np.dtype(dtype).itemsize
+                 for dims, dtype, _ in layout.values())
+    return {"coordinates": sum(np.asarray(values).nbytes for values in coords.values()),
+            "metadata": METADATA_NBYTES * (len(coords) + len(layout) + 2), "points": points}
 
 
 def _populate(f: h5py.Group, run: RunSpec) -> None:
@@ -154,9 +172,11 @@ def _populate(f: h5py.Group, run: RunSpec) -> None:
         for name, column in (("pair_plotted", pairs[:, 0]), ("pair_filter", pairs[:, 1])):
             attach(f.create_dataset(name, data=column), scales["pair"]).attrs.update(cf_attrs(name))
     axes = [a.name for a in run.grid_axes]
+    nbytes = raw_nbytes(run)
     for name, (dims, dtype, fill) in sweep_layout(run).items():
-        shape = run.shape + tuple(len(coords[d]) for d in dims)
-        dataset = attach(_allocate(f, name, shape, dtype, fill), *(scales[d] for d in axes + list(dims)))
+        extra = tuple(len(coords[d]) for d in dims)
+        dataset = attach(_allocate(f, name, run.shape + extra, dtype, fill, storage(run, extra, nbytes)),
+                         *(scales[d] for d in axes + list(dims)))
         dataset.attrs.update(cf_attrs(name, observable))
     fixed = {"kind": SWEEP_KIND, "run_name": run.name, "run_toml": run.source, "run_json": run.to_json(),
              "run_key": run.result_key(), "model": stored_model(run), "axes": json.dumps(axes),

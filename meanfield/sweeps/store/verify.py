@@ -38,6 +38,26 @@ def row_crcs(rows: np.ndarray) -> np.ndarray:
     return np.fromiter((zlib.crc32(row) for row in rows), dtype=np.uint32, count=len(rows))
 
 
+def _read(dataset, lo: int, hi: int, grid: int) -> tuple:
+    """Entries ``lo:hi`` of ``dataset`` along axis 0, and which of their points (the first ``grid`` axes) could
+    not be read: a compressed chunk whose bytes were damaged fails to inflate (its entries are left at the
+    fill value)."""
+    try:
+        return dataset[lo:hi], np.zeros((hi - lo,) + dataset.shape[1:grid], dtype=bool)
+    except OSError:
+        if dataset.chunks is None:
+            raise
+    block = np.full((hi - lo,) + dataset.shape[1:], dataset.fillvalue, dtype=dataset.dtype)
+    unreadable = np.zeros(block.shape[:grid], dtype=bool)
+    for chunk in dataset.iter_chunks((slice(lo, hi),) + tuple(slice(None) for _ in dataset.shape[1:])):
+        local = (slice(chunk[0].start - lo, chunk[0].stop - lo),) + chunk[1:]
+        try:
+            block[local] = dataset[chunk]
+        except OSError:
+            unreadable[local[:grid]] = True
+    return block, unreadable
+
+
 def _group_damage(group, prefix: str) -> list:
     """(name, flat indices) of every dataset of a sweep file or refinement group whose done points fail."""
     if CHECKSUM not in group:
@@ -54,12 +74,13 @@ def _group_damage(group, prefix: str) -> list:
         step = max(1, BLOCK_BYTES // row_bytes)
         bad = []
         for lo in range(0, dataset.shape[0], step):
-            block = dataset[lo:lo + step]
+            block, unreadable = _read(dataset, lo, min(lo + step, dataset.shape[0]), grid)
             block = block.reshape((-1,) + block.shape[grid:])
+            unreadable = unreadable.reshape(-1)
             first = lo * per_lead
             rows = np.flatnonzero(done[first:first + len(block)])
             if rows.size:
-                wrong = row_crcs(block[rows]) != stored[first + rows, k]
+                wrong = unreadable[rows] | (row_crcs(block[rows]) != stored[first + rows, k])
                 bad.extend(first + rows[wrong])
         if bad:
             out.append((prefix + name, np.asarray(bad, dtype=np.int64)))
