@@ -23,7 +23,7 @@ from meanfield.kernels.cuda import require_cuda
 from meanfield.sweeps.execute.tasks import compute_chunk
 from meanfield.sweeps.results.labels import point_labels
 
-from .helpers import BIN, assert_same, interrupted_sweep, read_all, tiny_text
+from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
 pytestmark = pytest.mark.dask
 #: Attributes that differ between two runs of one spec by design (who wrote the file, and when).
@@ -207,6 +207,33 @@ def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, cl
         _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", delay)
     mf.sweep(KILLED, out, client=client, progress=False)
     assert_same_file(out, reference(KILLED))
+    assert leftovers(tmp_path) == []
+
+
+#: A sweep whose file is compressed (raw 10 MB: tails of 2000 rows of two observables, docs/storage.md §3).
+KILLED_COMPRESSED = tiny_text(num=104, steps=2400, transient=400, lyapunov="false", chunk=4).replace("tail = 5",
+                                                                                                "tail = 2000")
+
+
+@pytest.mark.slow
+def test_sigkill_of_a_compressed_sweep_then_resume_is_identical(external_cluster, client, reference, write_run,
+                                                                tmp_path):
+    """Killed while its chunks are allocated (HDF5 metadata written mid-run), the file is resumed or rebuilt from
+    its journal, bitwise the uninterrupted run's."""
+    from meanfield.sweeps.store import raw_nbytes
+    from meanfield.sweeps.store.chunks import COMPRESS_FROM_BYTES
+    assert raw_nbytes(mf.load_run(KILLED_COMPRESSED)) >= COMPRESS_FROM_BYTES
+    out = tmp_path / "out.h5"
+    run_file = write_run(KILLED_COMPRESSED)
+    stopped_midway = 0
+    for delay in np.random.default_rng(48).uniform(0.0, 1.5, size=4):
+        _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", delay)
+        stopped_midway += done_count(out) < 104                  # unreadable (being rebuilt) counts as 0
+    assert stopped_midway >= 2, "the kills all came after the sweep ended: they test nothing"
+    mf.sweep(KILLED_COMPRESSED, out, client=client, progress=False)
+    with h5py.File(out, "r") as f:
+        assert f["tail_att"].compression == "gzip"
+    assert_same_file(out, reference(KILLED_COMPRESSED))
     assert leftovers(tmp_path) == []
 
 
