@@ -5,9 +5,9 @@
    negligible: the bookkeeping is measured) and the default chunk, by this tree and by an earlier commit (a git
    worktree on PYTHONPATH), alternating: wall time, points/s, file and journal bytes per point;
 2. the 1000 x 1000 grid by this tree: the same numbers;
-3. the client's two jobs apart, in this process, on the 1000 x 1000 grid's tasks: the writer (a task's journal
-   record appended and fsynced, its compressed chunks stored, its done flags set and flushed) on tasks the
-   workers' function packed beforehand, and the scheduler (a LocalCluster of 2 worker processes running tasks
+3. the client's two jobs apart, in this process, on the 1000 x 1000 grid's tasks: the writer (a task's compressed
+   chunks stored and flushed, its journal index record appended and fsynced, its done flags set and flushed) on
+   tasks the workers' function packed beforehand, and the scheduler (a LocalCluster of 2 worker processes running tasks
    that return a packed task's result without computing it); a worker's own rate (packing included);
 4. with ``--fig3``: the full Figure 3 (runs/paper_fig3.toml) by both, on clusters started and warmed beforehand:
    wall time and file size.
@@ -78,8 +78,7 @@ def client_rates(run_text: str, tasks: int = 20) -> dict:
         journal = Journal.start(os.path.join(tmp, "w.h5.journal"), run, checked_names(sweep_layout(run)))
         start = time.perf_counter()
         for result in results:
-            journal.append_frame(result["journal"])
-            write_packed(f, run, result["index"], result["chunks"])
+            write_packed(f, run, result["index"], result["chunks"], journal)
         writer = points / (time.perf_counter() - start)
         journal.close()
         f.close()
@@ -91,8 +90,7 @@ def client_rates(run_text: str, tasks: int = 20) -> dict:
         done = client.gather([client.submit(lambda r: r, future, pure=False) for future in futures])
         scheduler = sum(len(r["index"]) for r in done) / (time.perf_counter() - start)
     return {"writer": writer, "scheduler": scheduler, "worker": worker, "task_points": points / len(results),
-            "task_bytes": sum(len(r["journal"]) + sum(len(b) for p in r["chunks"].values() for _, b in p)
-                              for r in results) / len(results)}
+            "task_bytes": sum(sum(len(b) for p in r["chunks"].values() for _, b in p) for r in results) / len(results)}
 
 
 def main(argv) -> int:

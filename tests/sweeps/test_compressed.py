@@ -15,6 +15,7 @@ import meanfield.sweeps.execute.run as sweep_run
 from meanfield.errors import StoreError
 from meanfield.sweeps.store import chunks
 from meanfield.sweeps.store.journal import CHUNK, _frame, _pack, journal_path, read_journal
+from meanfield.sweeps.store.recover import recover
 from meanfield.sweeps.store.verify import verify_file
 
 from .helpers import assert_same, read_all, tiny_text
@@ -40,8 +41,8 @@ def compress_everything(monkeypatch):
     monkeypatch.setattr(chunks, "COMPRESS_FROM_BYTES", 0)
     stored = []
     write = sweep_run.write_packed
-    monkeypatch.setattr(sweep_run, "write_packed", lambda f, run, indices, packed: (
-        stored.append(len(indices)), write(f, run, indices, packed)))
+    monkeypatch.setattr(sweep_run, "write_packed", lambda f, run, indices, *more: (
+        stored.append(len(indices)), write(f, run, indices, *more)))
     return stored
 
 
@@ -73,8 +74,9 @@ def test_compressed_file_holds_the_contiguous_files_numbers(case, contiguous, lo
     verify_file(out)
     with mf.open_run(out) as ds:                                      # xarray (h5netcdf) reads the filters
         np.testing.assert_array_equal(ds["hist"].values, read_all(contiguous[case])["hist"])
-    records = list(read_journal(journal_path(out)).records(["hist"]))
-    assert sum(len(indices) for indices, _ in records) == run.n_points
+    contents = read_journal(journal_path(out))                          # where the chunks lie, not the data
+    assert not list(contents.records(["hist"]))
+    assert sorted(i for record in contents.index_records() for i in record["index"]) == list(range(run.n_points))
 
 
 def test_a_damaged_compressed_chunk_is_found_and_repaired(contiguous, local_client, tmp_path, capfd,
@@ -104,6 +106,48 @@ def test_a_damaged_compressed_chunk_is_found_and_repaired(contiguous, local_clie
         assert ("rebuilding it from" in err) if journaled else ("those 2 points are computed again" in err), err
         assert_same(read_all(out), reference)
         verify_file(out)
+
+
+def test_a_compressed_file_is_rebuilt_from_the_chunks_it_still_holds(contiguous, local_client, tmp_path, capfd,
+                                                                     compress_everything):
+    """Its superblock overwritten, then cut at seeded offsets, then emptied: each time the same command rebuilds
+    it from the chunks the damaged file still holds intact (all of them after the superblock; fewer the shorter
+    the cut) and computes the rest, bitwise the reference; the journal is written anew for the new file, so the
+    next damage is repaired from it too. ``meanfield recover`` does the same without computing."""
+    text, reference, n = CASES["rows"], read_all(contiguous["rows"]), 15
+    out = tmp_path / "out.h5"
+    mf.sweep(text, out, client=local_client, progress=False)
+    rng = np.random.default_rng(4848)
+    data = bytearray(out.read_bytes())
+    data[:64] = rng.integers(0, 256, 64, dtype=np.uint8).tobytes()
+    out.write_bytes(bytes(data))
+    capfd.readouterr()
+    mf.sweep(text, out, client=local_client, progress=False)
+    err = capfd.readouterr().err
+    assert f"rebuilding it from {journal_path(out)}: {n}/{n} points recovered" in err, err
+    assert sum(compress_everything) == n                                 # the first run's; nothing computed since
+    assert_same(read_all(out), reference)
+    for cut in ("first record's end", "last record's end - 1", "random", "emptied"):
+        records = list(read_journal(journal_path(out)).index_records())
+        ends = sorted(int((r["position"] + r["size"]).max()) for r in records)
+        offset = {"first record's end": ends[0], "last record's end - 1": ends[-1] - 1, "emptied": 0,
+                  "random": int(rng.integers(1, ends[-1]))}[cut]
+        kept = sum(len(r["index"]) for r in records if (r["position"] + r["size"]).max() <= offset)
+        out.write_bytes(out.read_bytes()[:offset])
+        capfd.readouterr()
+        computed = sum(compress_everything)
+        mf.sweep(text, out, client=local_client, progress=False)
+        err = capfd.readouterr().err
+        assert f"{kept}/{n} points recovered" in err, (cut, err)
+        assert sum(compress_everything) - computed == n - kept                # only the lost points computed
+        assert_same(read_all(out), reference)
+        verify_file(out)
+    data = bytearray(out.read_bytes())
+    data[:64] = bytes(64)
+    out.write_bytes(bytes(data))
+    assert recover(out) == {"points": n, "total": n, "dropped": 0, "rebuilt": True}
+    assert_same(read_all(out), reference)
+    verify_file(out)
 
 
 def test_a_file_written_before_compression_resumes(contiguous, local_client, tmp_path, compress_everything):

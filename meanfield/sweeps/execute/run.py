@@ -297,12 +297,12 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
                 for future in pending.next_batch(block=False):
                     result = future.result()
                     hosts.add(result["host"])
-                    if journal is not None and JOURNAL:
-                        journal.append_frame(result["journal"]) if "chunks" in result else \
-                            journal.append(result["index"], result)
-                    if "chunks" in result:
-                        write_packed(f, run, result["index"], result["chunks"])
-                    else:
+                    journaled = journal if JOURNAL else None
+                    if "chunks" in result:          # stored, then indexed in the journal (docs/storage.md §8)
+                        write_packed(f, run, result["index"], result["chunks"], journaled)
+                    else:                           # journaled first, then stored
+                        if journaled is not None:
+                            journaled.append(result["index"], result)
                         write_points(f, run, result["index"], result)
                     del futures[future.key]
                     written += len(result["index"])

@@ -19,7 +19,6 @@ from ...model.state import State
 from ...simulation import simulate_batch
 from ..config.runfile import RunSpec
 from ..store.chunks import pack
-from ..store.journal import chunk_frame
 from ..store.sweep import checked_names, sweep_layout
 from .census import census_arrays
 from .evidence import EVIDENCE, point_evidence
@@ -177,20 +176,18 @@ def compute_chunk(run: RunSpec, indices, parents, *sources) -> dict:
 
 
 def compute_packed(run: RunSpec, indices, parents, *sources) -> dict:
-    """:func:`compute_chunk` with its result ready to store in a compressed file (docs/storage.md §3, §8): the
-    journal record (``journal``) and the file's compressed chunks (``chunks``, :func:`~meanfield.sweeps.store.
-    chunks.pack`) are built here on the worker, so the client only writes bytes; ``index``, ``host`` and the
-    hand-off states (a continuation's next wave starts from them) stay arrays. Points that are not whole
-    chunks come back as :func:`compute_chunk` returns them."""
+    """:func:`compute_chunk` with its result ready to store in a compressed file (docs/storage.md §3): the
+    file's compressed chunks (``chunks``, :func:`~meanfield.sweeps.store.chunks.pack`) are built here on the
+    worker, so the client only writes bytes; ``index``, ``host`` and the hand-off states (a continuation's next
+    wave starts from them) stay arrays. Points that are not whole chunks come back as :func:`compute_chunk`
+    returns them."""
     result = compute_chunk(run, indices, parents, *sources)
     layout = sweep_layout(run)
-    names = checked_names(layout)
-    chunks = pack(run, layout, names, result)
+    chunks = pack(run, layout, checked_names(layout), result)
     if chunks is None:
         return result
     keep = {"index", "host", *handoff_names(run)}
-    return {**{k: v for k, v in result.items() if k in keep}, "chunks": chunks,
-            "journal": chunk_frame(result["index"], result, names)}
+    return {**{k: v for k, v in result.items() if k in keep}, "chunks": chunks}
 
 
 __all__ = ["TASKS", "compute_chunk", "compute_packed", "mean_field_chunk", "finite_chunk", "handoff_names",

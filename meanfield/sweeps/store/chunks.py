@@ -104,12 +104,14 @@ def pack(run, layout: dict, names, arrays: dict) -> dict | None:
     return out
 
 
-def write_chunks(group, packed: dict) -> None:
-    """Store the compressed chunks of :func:`pack` as they are."""
+def write_chunks(group, packed: dict) -> list:
+    """Store the compressed chunks of :func:`pack` as they are; returns their corners on the grid."""
+    grid = group["done"].ndim
     for name, pieces in packed.items():
         dataset = group[name].id
         for offset, data in pieces:
             dataset.write_direct_chunk(offset, data)
+    return [offset[:grid] for offset, _ in next(iter(packed.values()))]
 
 
 __all__ = ["COMPRESS_FROM_BYTES", "GZIP_LEVEL", "block_ids", "compressed", "direct_writes", "grid_chunk", "pack",

@@ -10,7 +10,9 @@ the crc32 over the kind byte and the payload. The first frame (kind :data:`HEADE
 the run's ``run_key``, ``run_json`` and ``run_toml``. Every other frame (kind :data:`DEFLATED`) holds one chunk
 as a deflated ``.npz`` (numpy only, read with ``allow_pickle=False``; kind :data:`CHUNK`, the same uncompressed,
 in journals written before compression): ``index`` (the flat point indices) and every per-point array
-:func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`BASINS`) one
+:func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`INDEX`, a compressed file's task
+stored as whole chunks, :mod:`.chunk_journal`) where the task's compressed chunks lie in the file, with their
+crc32; or (kind :data:`BASINS`) one
 block of rows of a basin map, ``first`` (its first row) and ``id`` (rows, columns) (docs/storage.md §9). A
 reader that meets a bad frame looks for the next ``MAGIC``, so one damaged record (or a torn last one) costs only
 itself.
@@ -31,8 +33,10 @@ from ...errors import StoreError
 #: Suffix of a sweep file's journal: ``OUT.h5`` -> ``OUT.h5.journal`` (docs/storage.md §8).
 JOURNAL_SUFFIX = ".journal"
 MAGIC = b"MFJ\x01"
-HEADER, CHUNK, BASINS, DEFLATED = 0, 1, 2, 3
-#: The deflate level of chunk records (the fastest, as for the file's chunks, :mod:`.chunks`).
+HEADER, CHUNK, BASINS, DEFLATED, INDEX = 0, 1, 2, 3, 4
+#: The arrays of an index record (:mod:`.chunk_journal`).
+INDEX_ARRAYS = ("index", "corner", "position", "size", "crc")
+#: The deflate level of data records (the fastest, as for the file's chunks, :mod:`.chunks`).
 LEVEL = 1
 FRAME = struct.Struct("<4sBQI")
 FORMAT = 1
@@ -52,12 +56,6 @@ def _pack(indices, arrays: dict, names) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, index=np.asarray(indices, dtype=np.int64), **{name: np.asarray(arrays[name]) for name in names})
     return buffer.getvalue()
-
-
-def chunk_frame(indices, arrays: dict, names) -> bytes:
-    """The journal frame of one chunk (kind :data:`DEFLATED`), ready to append; workers build it, so the
-    client only writes it (:meth:`Journal.append_frame`)."""
-    return _frame(DEFLATED, zlib.compress(_pack(indices, arrays, names), LEVEL))
 
 
 def _unpack(payload: bytes, names) -> tuple | None:
@@ -80,6 +78,7 @@ class Contents:
     chunks: list = field(default_factory=list)
     dropped: int = 0
     basins: list = field(default_factory=list)
+    indexes: list = field(default_factory=list)
 
     def matches(self, run) -> bool:
         return self.header is not None and self.header.get("run_key") == run.result_key()
@@ -93,6 +92,16 @@ class Contents:
                 self.dropped += 1
                 continue
             yield record
+
+    def index_records(self):
+        """The arrays (:data:`INDEX_ARRAYS`) of every valid index record, in journal order; one that does not
+        unpack counts as dropped."""
+        for payload in self.indexes:
+            record = _unpack(payload, INDEX_ARRAYS[1:])
+            if record is None:
+                self.dropped += 1
+                continue
+            yield {"index": record[0], **record[1]}
 
     def basin_rows(self):
         """(first row, ids) of every valid basin-map record, in journal order; one that does not unpack counts
@@ -140,6 +149,8 @@ def read_journal(path) -> Contents:
                 out.dropped += 1
         elif kind == BASINS:
             out.basins.append(payload)
+        elif kind == INDEX:
+            out.indexes.append(payload)
         pos = end
     return out
 
@@ -207,11 +218,11 @@ class Journal:
 
     def append(self, indices, arrays: dict) -> None:
         """Write and fsync one record: the chunk's flat ``indices`` and its per-point arrays."""
-        self._write(chunk_frame(indices, arrays, self.names))
+        self._write(_frame(DEFLATED, zlib.compress(_pack(indices, arrays, self.names), LEVEL)))
 
-    def append_frame(self, frame: bytes) -> None:
-        """Write and fsync one record built by :func:`chunk_frame` (with this journal's names)."""
-        self._write(frame)
+    def append_index(self, arrays: dict) -> None:
+        """Write and fsync one index record (:data:`INDEX_ARRAYS`, :mod:`.chunk_journal`)."""
+        self._write(_frame(INDEX, _pack(arrays["index"], arrays, INDEX_ARRAYS[1:])))
 
     def append_rows(self, first: int, ids) -> None:
         """Write and fsync one block of rows of a basin map: its first row and its ids."""
@@ -223,4 +234,4 @@ class Journal:
             self.fd = None
 
 
-__all__ = ["JOURNAL_SUFFIX", "Contents", "Journal", "chunk_frame", "journal_path", "read_journal"]
+__all__ = ["JOURNAL_SUFFIX", "Contents", "Journal", "journal_path", "read_journal"]

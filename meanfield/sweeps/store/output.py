@@ -39,8 +39,9 @@ from . import (
     sweep_nbytes,
     sweep_state,
 )
+from .chunk_journal import recoverable
 from .journal import Journal, journal_path, read_journal
-from .recover import replay
+from .recover import reindex_compressed, replay
 from .sweep import checked_names, sweep_layout
 from .verify import damage, describe
 
@@ -86,10 +87,15 @@ class SweepOutput:
                 flags[self.invalid] = 0
                 f["done"][...] = flags.reshape(f["done"].shape)
                 f.flush()
-            replay(f, self.run, self.journal_path)
+            # index records point into the file they were written for: the damaged one a new file rebuilds
+            source = self.work if not self.create else None if self.replace else self.path
+            replay(f, self.run, self.journal_path, source=source)
+            reindexed = reindex_compressed(f, self.run, self.journal_path) if self.create else None
             if self.work != self.path and not self.replace:
                 os.replace(self.work, self.path)
                 self.work = self.path
+            if reindexed:
+                os.replace(reindexed, self.journal_path)
             self.journal = Journal.start(self.journal_path, self.run, checked_names(sweep_layout(self.run)))
         except BaseException:
             f.close()
@@ -163,7 +169,9 @@ def _damaged(run: RunSpec, path: str, state, problem, bad):
         return None
     found = problem
     if usable:
-        points = len({int(i) for indices, _ in journal.records(checked_names(sweep_layout(run))) for i in indices})
+        names = checked_names(sweep_layout(run))
+        points = len({int(i) for indices, _ in journal.records(names) for i in indices}
+                     | recoverable(journal, run, names, path))
         note = (f"{found}; rebuilding it from {journal_path(path)}: {points}/{run.n_points} points recovered, "
                 f"{journal.dropped} damaged journal record(s) dropped, {run.n_points - points} points to compute")
         return SweepOutput(run, path, path + PART_SUFFIX, True, 0, False, note=note)

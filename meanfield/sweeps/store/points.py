@@ -12,8 +12,9 @@ import numpy as np
 
 from ...errors import StoreError
 from ...model.spec import ModelSpec
+from .chunk_journal import index_record
 from .chunks import write_chunks
-from .files import attach, dimension, open_readonly, read_attrs, reading
+from .files import WRITE_ERRORS, attach, dimension, open_readonly, read_attrs, reading, reason
 from .lock import writer_lock
 from .provenance import now
 from .schema import attrs as cf_attrs
@@ -61,12 +62,22 @@ def write_points(f: h5py.Group, run, indices, arrays: dict) -> None:
     _mark_done(f, regions)
 
 
-def write_packed(f: h5py.Group, run, indices, packed: dict) -> None:
+def write_packed(f: h5py.Group, run, indices, packed: dict, journal=None) -> None:
     """Store the compressed chunks a worker packed (:func:`.chunks.pack`: every per-point dataset and the
-    checksums of the points ``indices``) as they are, then set the done flags, in the order of
-    :func:`write_points`."""
-    write_chunks(f, packed)
-    f.file.flush()
+    checksums of the points ``indices``) as they are and flush them, append where they lie to the ``journal``
+    (an index record, :mod:`.chunk_journal`), then set the done flags."""
+    try:
+        corners = write_chunks(f, packed)
+        f.file.flush()
+    except WRITE_ERRORS as exc:                    # a compressed file grows as it is written: a full disk
+        raise StoreError(f"output {f.file.filename!r} cannot be written: {reason(exc)}") from None
+    if journal is not None:
+        journal.append_index(index_record(f, run, indices, corners, journal.names))
+    mark_done(f, run, indices)
+
+
+def mark_done(f: h5py.Group, run, indices) -> None:
+    """Set the done flags of the points ``indices`` once their data is flushed, and flush them."""
     _mark_done(f, _runs(run.shape, np.sort(np.asarray(indices, dtype=np.int64))))
 
 
