@@ -11,8 +11,8 @@ the run's ``run_key``, ``run_json`` and ``run_toml``. Every other frame (kind :d
 as a deflated ``.npz`` (numpy only, read with ``allow_pickle=False``; kind :data:`CHUNK`, the same uncompressed,
 in journals written before compression): ``index`` (the flat point indices) and every per-point array
 :func:`~meanfield.sweeps.store.points.write_points` stores; or (kind :data:`INDEX`, a compressed file's task
-stored as whole chunks, :mod:`.chunk_journal`) where the task's compressed chunks lie in the file, with their
-crc32; or (kind :data:`BASINS`) one
+stored as whole chunks, :mod:`.chunk_journal`, a deflated ``.npz`` too) where the task's compressed chunks lie
+in the file, with their crc32; or (kind :data:`BASINS`) one
 block of rows of a basin map, ``first`` (its first row) and ``id`` (rows, columns) (docs/storage.md §9). A
 reader that meets a bad frame looks for the next ``MAGIC``, so one damaged record (or a torn last one) costs only
 itself.
@@ -142,15 +142,13 @@ def read_journal(path) -> Contents:
                 out.dropped += 1
         elif kind == CHUNK:
             out.chunks.append(payload)
-        elif kind == DEFLATED:
+        elif kind in (DEFLATED, INDEX):
             try:
-                out.chunks.append(zlib.decompress(payload))
+                (out.chunks if kind == DEFLATED else out.indexes).append(zlib.decompress(payload))
             except zlib.error:
                 out.dropped += 1
         elif kind == BASINS:
             out.basins.append(payload)
-        elif kind == INDEX:
-            out.indexes.append(payload)
         pos = end
     return out
 
@@ -222,7 +220,7 @@ class Journal:
 
     def append_index(self, arrays: dict) -> None:
         """Write and fsync one index record (:data:`INDEX_ARRAYS`, :mod:`.chunk_journal`)."""
-        self._write(_frame(INDEX, _pack(arrays["index"], arrays, INDEX_ARRAYS[1:])))
+        self._write(_frame(INDEX, zlib.compress(_pack(arrays["index"], arrays, INDEX_ARRAYS[1:]), LEVEL)))
 
     def append_rows(self, first: int, ids) -> None:
         """Write and fsync one block of rows of a basin map: its first row and its ids."""
