@@ -47,19 +47,13 @@ def index_record(group, run, indices, corners, names) -> dict:
 def copy_record(source, group, run, names, record) -> bool:
     """Store the chunks of an index ``record`` read from ``source`` (the damaged file, open in binary mode) into
     ``group`` as they are, when every one of them is there with its crc32; False (nothing stored) otherwise."""
-    datasets = _datasets(names)
-    if record["crc"].shape != (len(datasets), len(record["corner"])):
+    pieces = _intact_bytes(source, names, record)
+    if pieces is None:
         return False
-    pieces = []
-    for d, name in enumerate(datasets):
-        for k, corner in enumerate(record["corner"]):
-            source.seek(int(record["position"][d, k]))
-            data = source.read(int(record["size"][d, k]))
-            if len(data) != int(record["size"][d, k]) or zlib.crc32(data) != int(record["crc"][d, k]):
-                return False
-            pieces.append((name, _offset(group, run, name, corner), data))
-    for name, offset, data in pieces:
-        group[name].id.write_direct_chunk(offset, data)
+    datasets, chunks = _datasets(names), len(record["corner"])
+    for n, data in enumerate(pieces):                      # dataset by dataset, chunk by chunk
+        name = datasets[n // chunks]
+        group[name].id.write_direct_chunk(_offset(group, run, name, record["corner"][n % chunks]), data)
     return True
 
 
@@ -72,20 +66,24 @@ def recoverable(contents, run, names, source_path) -> set:
         return points
     with source:
         for record in contents.index_records():
-            if _intact(source, names, record):
+            if _intact_bytes(source, names, record) is not None:
                 points.update(int(i) for i in record["index"])
     return points
 
 
-def _intact(source, names, record) -> bool:
+def _intact_bytes(source, names, record) -> list | None:
+    """The stored bytes of every chunk of ``record`` (dataset by dataset, chunk by chunk) read from ``source``,
+    when each is there with its crc32; None otherwise."""
     if record["crc"].shape != (len(_datasets(names)), len(record["corner"])):
-        return False
+        return None
+    out = []
     for position, size, crc in zip(record["position"].ravel(), record["size"].ravel(), record["crc"].ravel()):
         source.seek(int(position))
         data = source.read(int(size))
         if len(data) != int(size) or zlib.crc32(data) != int(crc):
-            return False
-    return True
+            return None
+        out.append(data)
+    return out
 
 
 def reindex(group, run, names, path) -> None:
