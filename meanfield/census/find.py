@@ -16,7 +16,7 @@ attractor, is the same whatever the chunking.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -29,6 +29,7 @@ from ..model.spec import require_int
 from .attractor import run_attractor
 from .families import with_families
 from .system import as_system
+from .transients import Transient, follow_transients
 from .unresolved import decide_unresolved
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
@@ -55,6 +56,8 @@ class Census:
     attractors: list
     assignment: np.ndarray
     fingerprints: Fingerprints
+    #: the chaotic transient that starts pass through (``transients`` steps followed, :mod:`.transients`)
+    transient: Transient | None = None
 
     @property
     def unresolved_fraction(self) -> float:
@@ -70,6 +73,8 @@ class Census:
             lines.append(f"  #{i} {a.label}{period}: {a.fraction:.1%} ± {a.fraction_stderr:.1%}{family}")
         if len(self.attractors) > SHOWN:
             lines.append(f"  ... {len(self.attractors) - SHOWN} more (census.attractors)")
+        if self.transient is not None:
+            lines.append(f"  {self.transient}")
         return "\n".join(lines)
 
 
@@ -161,7 +166,7 @@ def check_census_options(steps: int, transient: int, max_period: int, rtol) -> N
 def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
                     chunk: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                     backend: str = "cpu", progress: bool | None = None,
-                    counted: int | None = None) -> Census:
+                    counted: int | None = None, transients: int = 0) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
 
     Parameters
@@ -190,6 +195,11 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     counted : int, optional
         Only the first ``counted`` starts count in the fractions (the others can add attractors but not basin
         weight; default: all).
+    transients : int
+        Steps to follow the starts that end their run on a chaotic transient (an aperiodic tail, assigned to a
+        cycle) until they reach it: the census's ``transient`` then holds their share and the escape rate
+        (:mod:`~meanfield.census.transients`, docs/attractors.md §7); 0 (the default): not followed. The
+        attractors are the same either way.
 
     Returns
     -------
@@ -203,17 +213,22 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     weighed = len(states) if counted is None else require_int("counted", counted, 1)
     if weighed > len(states):
         raise ConfigError(f"counted = {counted} is not allowed: at most the {len(states)} starts")
+    horizon = require_int("transients", transients, 0)
+    if 0 < horizon < steps:
+        raise ConfigError(f"transients = {transients} is not allowed: 0 (off) or at least steps = {steps} (the starts "
+                          "are followed one census run at a time)")
     census = fresh_census(system, states, steps, transient, chunk=chunk, counted=weighed, progress=progress,
-                          lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend)
+                          lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend, transients=horizon)
     return with_families(system, census, steps, transient, rtol[0], backend, weighed)
 
 
 def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int, counted: int, progress=None,
                  lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
-                 backend: str = "cpu") -> Census:
+                 backend: str = "cpu", transients: int = 0) -> Census:
     """The census of ``states`` (validated options) without the families step, every cycle its own entry, as a
     continuation and a sweep store them: run, group, confirm, label (module docstring), then the starts still
-    closing in on a stable cycle decided by Newton (:mod:`.unresolved`)."""
+    closing in on a stable cycle decided by Newton (:mod:`.unresolved`), and with ``transients`` steps the
+    chaotic transient followed (:mod:`.transients`)."""
     parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
              for lo in range(0, len(states), chunk)]
     prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
@@ -224,5 +239,11 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                        max_period=max_period, rtol=rtol)
     confirm = partial(confirm_starts, system, None, steps=steps, transient=transient, lyapunov=lyapunov,
                       backend=backend)
-    return decide_unresolved(system, census, lambda i: parts[i // chunk].final_state(i % chunk), confirm,
-                                  counted=counted, max_period=max_period, rtol=rtol)
+    def final_state(i):
+        return parts[i // chunk].final_state(i % chunk)
+    census = decide_unresolved(system, census, final_state, confirm, counted=counted, max_period=max_period,
+                               rtol=rtol)
+    if not transients:
+        return census
+    return replace(census, transient=follow_transients(system, census, final_state, steps, transient, transients,
+                                                        counted=counted, max_period=max_period, backend=backend))

@@ -122,7 +122,8 @@ def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, cl
     ("starts = 0", "attractors.starts"), ("direction = 'down'", "attractors.direction"),
     ("axis = 'gamma'", "attractors.axis"), ("sampler = 'gaussian'", "attractors.sampler"),
     ("cycle_rtol = 1.5", "attractors.cycle_rtol"), ("max_period = 2000", "attractors.max_period"),
-    ("colour = 'red'", "attractors: unknown key"), ("max_attractors = 0", "attractors.max_attractors")])
+    ("colour = 'red'", "attractors: unknown key"), ("max_attractors = 0", "attractors.max_attractors"),
+    ("transients = 100", "attractors.transients = 100"), ("transients = -1", "attractors.transients")])
 def test_bad_attractors_tables_are_refused_naming_the_key(table, key, tmp_path):
     text = CENSUS.replace(f'starts = {STARTS}\ndirection = "both"', table).format(chunk=1)
     out = tmp_path / "never.h5"
@@ -136,3 +137,25 @@ def test_the_census_runs_the_mean_field_on_the_cpu(tmp_path):
         with pytest.raises(ConfigError, match=key):
             mf.sweep(extra + CENSUS.format(chunk=1), tmp_path / "never.h5", progress=False)
 
+
+
+def test_the_chaotic_transient_is_stored_as_the_api_reports_it(client, tmp_path):
+    """Runs of 6 000 steps: at β_o = 1.269 a start is still on a chaotic transient at the end of its run (the
+    census gives it to the period-28 cycle), at 1.3 the transient outlasts the census (no transient: a chaotic
+    set). Followed on, the stored share and escape rate are those the API reports."""
+    steps, transient = 6000, 5400
+    text = CENSUS.format(chunk=1).replace("beta_o = " + str(VALUES), "beta_o = [1.269, 1.3]").replace(
+        'direction = "both"', f"transients = {10 * steps}").replace(f"steps = {STEPS}", f"steps = {steps}").replace(
+        f"transient = {TRANSIENT}", f"transient = {transient}")
+    mf.sweep(text, tmp_path / "t.h5", client=client, progress=False)
+    stored = read_all(tmp_path / "t.h5")
+    shares = []
+    for p, beta in enumerate((1.269, 1.3)):
+        census = mf.find_attractors(mf.presets.paper(beta_o=beta), STARTS, steps, transient, transients=10 * steps)
+        share, escape = (0.0, None) if census.transient is None else (census.transient.share, census.transient.escape)
+        shares.append(share)
+        assert stored["census_transient_share"][p] == share
+        expected = [np.nan, np.nan] if escape is None else [escape.rate, escape.stderr]
+        np.testing.assert_array_equal([stored["census_escape_rate"][p], stored["census_escape_rate_stderr"][p]],
+                                      expected)
+    assert shares[0] > 0 and shares[1] == 0

@@ -21,7 +21,9 @@ class AttractorSpec:
     every point), cycles up to ``max_period``, identity tolerances ``cycle_rtol`` and ``measure_rtol``; then the
     censuses are chained along ``axis`` (default: the first grid axis) ``up``, or ``both`` ways (hysteresis),
     carrying each point's attractors to its neighbour and matching ids within ``match_rtol``. At most
-    ``max_attractors`` attractors per point are stored from the fresh census (the rest are counted)."""
+    ``max_attractors`` attractors per point are stored from the fresh census (the rest are counted). With
+    ``transients`` steps (0: off), the starts that end on a chaotic transient are followed on: its share and
+    escape rate are stored (:mod:`meanfield.census.transients`)."""
 
     axis: str
     starts: int = 64
@@ -33,6 +35,7 @@ class AttractorSpec:
     measure_rtol: float = MEASURE_RTOL
     match_rtol: float = MATCH_RTOL
     direction: str = "up"
+    transients: int = 0
 
     @property
     def rtol(self) -> tuple:
@@ -72,7 +75,8 @@ def parse_attractors(table, axes) -> AttractorSpec:
         "max_period": lambda v: require_int("attractors.max_period", v, 1, 100_000),
         "max_attractors": lambda v: require_int("attractors.max_attractors", v, 1, 1000),
         "cycle_rtol": fraction("cycle_rtol"), "measure_rtol": fraction("measure_rtol"),
-        "match_rtol": fraction("match_rtol"), "direction": choice("direction", ("up", "both"))})
+        "match_rtol": fraction("match_rtol"), "direction": choice("direction", ("up", "both")),
+        "transients": lambda v: require_int("attractors.transients", v, 0)})
 
 
 def check_census_run(run) -> None:
@@ -84,3 +88,6 @@ def check_census_run(run) -> None:
         check_census_options(run.steps, run.transient, spec.max_period, spec.rtol)
     except ConfigError as exc:
         raise ConfigError(f"attractors.max_period = {spec.max_period}: {exc}") from None
+    if 0 < spec.transients < run.steps:
+        raise ConfigError(f"attractors.transients = {spec.transients} is not allowed: 0 (off) or at least steps = "
+                          f"{run.steps} (the starts are followed one census run at a time)")

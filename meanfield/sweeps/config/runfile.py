@@ -235,6 +235,8 @@ class RunSpec:
         for key in ("finite", "attractors", "basins"):        # absent otherwise: older files keep their result key
             if getattr(self, key) is not None:
                 out[key] = asdict(getattr(self, key))
+        if self.attractors is not None and not self.attractors.transients:
+            del out["attractors"]["transients"]                   # absent when off: older files keep their key
         return out
 
     def to_json(self) -> str:

@@ -24,6 +24,7 @@ from ...census.continuation import continue_censuses
 from ...census.find import Census, census_of, confirm_starts, group_starts
 from ...census.starts import sample
 from ...census.system import AttentionSystem
+from ...census.transients import follow_transients
 from ...census.unresolved import decide_unresolved
 from ...model.state import State
 from ..config.runfile import RunSpec
@@ -64,12 +65,24 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
                               lyapunov=run.lyapunov or False, backend=run.backend)
             census = decide_unresolved(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
                                             max_period=width, rtol=spec.rtol)
+            if spec.transients:
+                _store_transient(out, p, follow_transients(
+                    at, census, lambda i, j=j: batch.final_state(j * n + i), run.steps, run.transient,
+                    spec.transients, counted=n, max_period=width, backend=run.backend))
             out["census_count"][p] = len(census.attractors)
             out["census_unresolved"][p] = census.unresolved_fraction
             out["census_assignment"][p] = census.assignment
             for k, a in enumerate(census.attractors[:slots]):
                 _store(out, p, k, a)
     return out
+
+
+def _store_transient(out: dict, p: int, transient) -> None:
+    """The share of the chaotic transient (0 without one) and its escape rate per step (NaN when none escaped)."""
+    out["census_transient_share"][p] = 0.0 if transient is None else transient.share
+    if transient is not None and transient.escape is not None:
+        out["census_escape_rate"][p] = transient.escape.rate
+        out["census_escape_rate_stderr"][p] = transient.escape.stderr
 
 
 def _empty(run: RunSpec, model, points: int) -> dict:

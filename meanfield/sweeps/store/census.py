@@ -34,7 +34,13 @@ def census_layout(run) -> dict:
                 "census_pe": (("census_slot", "window", "pe_bit"), np.float64, np.nan)})
     if run.lyapunov:
         out["census_lyapunov"] = (("census_slot", "exponent"), np.float64, np.nan)
+    if run.attractors.transients:
+        out.update({name: ((), np.float64, np.nan) for name in TRANSIENT_DATASETS})
     return out
+
+
+#: The chaotic transient of a point's census, with ``[attractors] transients`` (meanfield.census.transients).
+TRANSIENT_DATASETS = ("census_transient_share", "census_escape_rate", "census_escape_rate_stderr")
 
 
 def census_coordinates(run) -> dict:

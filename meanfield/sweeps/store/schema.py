@@ -70,6 +70,9 @@ VARIABLES = {
     "census_att": "final attention window of a start on the attractor",
     "census_pe": "final positional-code window of a start on the attractor",
     "census_lyapunov": "Lyapunov exponents of a start on the attractor, per step",
+    "census_transient_share": "fraction of the fresh starts on a chaotic transient at the end of their run",
+    "census_escape_rate": "escape rate of the chaotic transient, per step (NaN: none, or none left it)",
+    "census_escape_rate_stderr": "standard error of the escape rate, per step",
     "fraction": "basin fraction over the fresh starts (NaN: absent)", "fraction_stderr": "binomial standard "
     "error of the basin fraction", "label": "class of the attractor (codes: label_names; -1 absent)",
     "scale": "extent of the attractor (largest per-feature range)",
