@@ -16,7 +16,8 @@ import math
 import numba
 import numpy as np
 
-from .sections import distinct_count, poincare_band
+from ..errors import AnalysisError
+from .sections import TABLE_LEVELS, count_codes, level_codes
 
 #: Fill values of points/entries without a value (not done, band never visited, non-finite orbit).
 MISSING_COUNT = -1
@@ -28,22 +29,11 @@ def bin_edges(spec) -> np.ndarray:
     return np.linspace(lo, hi, spec.bins + 1)
 
 
-def orbit_histogram(series: np.ndarray, spec) -> np.ndarray:
-    """Counts of the recorded values of every feature in the fixed y-bins, shape (M, bins), uint32.
-
-    Bin b holds lo + b·Δ <= v < lo + (b+1)·Δ, the top edge included in the last bin; values outside
-    ``y_range`` are not counted. The bin of v is floor((v − lo) · (bins / (hi − lo))), computed in one compiled
-    pass over the series (:func:`_bin_counts`).
-    """
-    lo, hi = spec.y_range
-    out = np.zeros((series.shape[1], spec.bins), dtype=np.uint32)
-    _bin_counts(np.asarray(series, dtype=np.float64), float(lo), float(hi), spec.bins / (hi - lo), out)
-    return out
-
-
 @numba.njit(cache=True, nogil=True)
 def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: np.ndarray) -> None:
-    """Add every value of ``series`` (time, features) to ``out[feature, bin]`` (:func:`orbit_histogram`)."""
+    """Add every value of ``series`` (time, features) to ``out[feature, bin]``: bin b holds lo + b·Δ <= v <
+    lo + (b+1)·Δ, the top edge included in the last bin, values outside ``y_range`` not counted; the bin of v is
+    floor((v − lo) · (bins / (hi − lo)))."""
     bins = out.shape[1]
     for t in range(series.shape[0]):
         for f in range(series.shape[1]):
@@ -56,48 +46,59 @@ def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: 
                 out[f, int(position)] += 1
 
 
-def band_points(series: np.ndarray, spec):
-    """Poincaré band of docs/model.md §7.1 for every (plotted, filter) pair of ``spec.band_pairs``.
-
-    Returns ``(values, count, distinct)``: the plotted feature at the first ``band_cap`` times where
-    |filter| <= ``band_tol`` (time order, NaN-padded, shape (pairs, cap)), the number of such times, and the
-    number of distinct ``levels``-level values among all of them on the fixed scale.
-    """
-    n_pairs = len(spec.band_pairs)
-    values = np.full((n_pairs, spec.band_cap), np.nan)
-    count = np.zeros(n_pairs, dtype=np.int64)
-    distinct = np.zeros(n_pairs, dtype=np.int32)
-    for n, (plotted, kept_by) in enumerate(spec.band_pairs):
-        kept = poincare_band(series[:, plotted], series[:, kept_by], spec.band_tol, levels=None)
-        count[n] = kept.size
-        values[n, :min(kept.size, spec.band_cap)] = kept[:spec.band_cap]
-        if kept.size:
-            distinct[n] = distinct_count(kept, spec.scale, spec.levels)
-    return values, count, distinct
+@numba.njit(cache=True, nogil=True)
+def _reduce_chunk(records, lo, hi, per_unit, scale, levels, pairs, tol, hist, distinct, band_values, band_count,
+                  band_distinct) -> None:
+    """:func:`reduce_points` of every finite point of ``records`` (n, rows, M) into the output arrays: the
+    histogram (:func:`_bin_counts`), the distinct level codes of every feature
+    (:func:`~meanfield.analysis.sections.count_codes`), and per (plotted, filter) pair the plotted feature at
+    the times where |filter| <= ``tol``: the first ``band_values.shape[2]`` in time order, their number and their
+    distinct codes (:func:`~meanfield.analysis.sections.poincare_band` with ``levels=None``)."""
+    n, rows, features = records.shape
+    cap = band_values.shape[2]
+    kept = np.empty(rows)
+    for i in range(n):
+        series = records[i]
+        if not np.all(np.isfinite(series)):
+            continue
+        _bin_counts(series, lo, hi, per_unit, hist[i])
+        for a in range(features):
+            distinct[i, a] = count_codes(level_codes(np.ascontiguousarray(series[:, a]), scale, levels), levels)
+        for p in range(pairs.shape[0]):
+            k = 0
+            for t in range(rows):
+                if abs(series[t, pairs[p, 1]]) <= tol:
+                    kept[k] = series[t, pairs[p, 0]]
+                    k += 1
+            band_count[i, p] = k
+            band_values[i, p, :min(k, cap)] = kept[:min(k, cap)]
+            band_distinct[i, p] = count_codes(level_codes(kept[:k], scale, levels), levels) if k else 0
 
 
 def reduce_points(records: np.ndarray, spec) -> dict:
-    """All reductions for a chunk: ``records`` (n, rows, M) of the chosen observable.
+    """All reductions for a chunk: ``records`` (n, rows, M) of the chosen observable, in one compiled pass
+    (:func:`_reduce_chunk`).
 
-    Returns arrays with the point on axis 0: ``hist`` (n, M, bins) uint32, ``distinct`` (n, M) int32,
-    ``band_values`` (n, pairs, cap) float64, ``band_count`` (n, pairs) int64, ``band_distinct`` (n, pairs)
-    int32. A point whose orbit is not finite gets zero counts and -1 distinct counts.
+    Returns arrays with the point on axis 0: ``hist`` (n, M, bins) uint32 over the fixed edges
+    :func:`bin_edges`, ``distinct`` (n, M) int32, ``band_values`` (n, pairs, cap) float64 (NaN-padded),
+    ``band_count`` (n, pairs) int64, ``band_distinct`` (n, pairs) int32. A point whose orbit is not finite gets
+    zero counts and -1 distinct counts.
     """
     n, _, n_features = records.shape
     n_pairs = len(spec.band_pairs)
+    if spec.levels > TABLE_LEVELS:
+        raise AnalysisError(f"levels = {spec.levels} is not allowed: at most {TABLE_LEVELS}")
     out = {"hist": np.zeros((n, n_features, spec.bins), dtype=np.uint32),
            "distinct": np.full((n, n_features), MISSING_COUNT, dtype=np.int32),
            "band_values": np.full((n, n_pairs, spec.band_cap), np.nan),
            "band_count": np.full((n, n_pairs), MISSING_COUNT, dtype=np.int64),
            "band_distinct": np.full((n, n_pairs), MISSING_COUNT, dtype=np.int32)}
-    for i in range(n):
-        series = records[i]
-        if not np.all(np.isfinite(series)):
-            continue
-        out["hist"][i] = orbit_histogram(series, spec)
-        out["distinct"][i] = [distinct_count(series[:, a], spec.scale, spec.levels) for a in range(n_features)]
-        out["band_values"][i], out["band_count"][i], out["band_distinct"][i] = band_points(series, spec)
+    lo, hi = spec.y_range
+    pairs = np.asarray(spec.band_pairs, dtype=np.int64).reshape(n_pairs, 2)
+    _reduce_chunk(np.ascontiguousarray(records, dtype=np.float64), float(lo), float(hi), spec.bins / (hi - lo),
+                  float(spec.scale), int(spec.levels), pairs, float(spec.band_tol), out["hist"], out["distinct"],
+                  out["band_values"], out["band_count"], out["band_distinct"])
     return out
 
 
-__all__ = ["bin_edges", "orbit_histogram", "band_points", "reduce_points", "MISSING_COUNT"]
+__all__ = ["bin_edges", "reduce_points", "MISSING_COUNT"]

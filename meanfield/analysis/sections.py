@@ -58,7 +58,13 @@ def quantise(values: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -
     v = np.asarray(values, dtype=np.float64)
     if not np.all(np.isfinite(v)):
         raise AnalysisError("values: NaN or infinite values cannot be quantised")
-    return (levels * (v / max_y + 1.0) / 2.0).astype(np.int64)
+    return level_codes(v.ravel(), float(max_y), int(levels)).reshape(v.shape)
+
+
+@numba.njit(cache=True, nogil=True)
+def level_codes(values: np.ndarray, max_y: float, levels: int) -> np.ndarray:
+    """:func:`quantise`'s level indices of finite 1-D ``values`` without the checks (compiled callers)."""
+    return (levels * (values / max_y + 1.0) / 2.0).astype(np.int64)
 
 
 def dequantise(codes: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -> np.ndarray:
@@ -78,7 +84,7 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     "periodic", fewer than 2500 (bifurcation diagram) or 625 (phase diagram; docs/model.md §7.1) "quasi-periodic".
     The phase diagram quantises on ``[-1, 1]`` (``max_y = 1``). The count is the size of
     ``np.unique(quantise(x, max_y, levels))``, counted in one compiled pass that marks the codes of
-    ``[-max_y, max_y]`` (0 .. levels) in a table (:func:`~meanfield.analysis.sections._count_codes`; a sweep
+    ``[-max_y, max_y]`` (0 .. levels) in a table (:func:`~meanfield.analysis.sections.count_codes`; a sweep
     counts every feature and band of every point, and sorting them was a tenth of a Figure 3 point's cost,
     bench/RESULTS.md).
 
@@ -99,11 +105,11 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     codes = quantise(arr, max_y, levels)
     if levels > TABLE_LEVELS:
         return int(np.unique(codes).size)
-    return int(_count_codes(codes, int(levels)))
+    return int(count_codes(codes, int(levels)))
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_codes(codes: np.ndarray, levels: int) -> int:
+def count_codes(codes: np.ndarray, levels: int) -> int:
     """Number of distinct ``codes`` (:func:`quantise`'s): those in 0 .. levels marked in a table, the rare
     ones outside sorted."""
     seen = np.zeros(levels + 1, dtype=np.bool_)

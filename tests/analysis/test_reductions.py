@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from meanfield.analysis.period import column_ranges, lag_residual
-from meanfield.analysis.reductions import orbit_histogram
+from meanfield.analysis.reductions import reduce_points
 from meanfield.analysis.regularity import column_means
 
 
@@ -30,11 +30,40 @@ def test_orbit_histogram_equals_its_definition(lo, hi, bins):
     series = np.concatenate([rng.uniform(lo - 0.5, hi + 0.5, (20_000, 3)),
                              np.repeat(edges[:, None], 3, axis=1),           # every edge, both ends included
                              np.array([[1e300, -1e300, hi]])])
-    got = orbit_histogram(series, SimpleNamespace(y_range=(lo, hi), bins=bins))
+    got = reduce_points(series[None], _spec(y_range=(lo, hi), bins=bins))["hist"][0]
     assert got.dtype == np.uint32
     assert np.array_equal(got, _histogram_by_definition(series, lo, hi, bins))
     inside = (series >= lo) & (series <= hi)
     assert np.array_equal(got.sum(axis=1), inside.sum(axis=0))                 # nothing lost, nothing extra
+
+
+def _spec(**changes):
+    spec = dict(y_range=(-1.0, 1.0), bins=50, band_pairs=[(0, 1), (2, 0)], band_tol=0.05, band_cap=16,
+                levels=5001, scale=1.0)
+    return SimpleNamespace(**{**spec, **changes})
+
+
+def test_distinct_counts_and_bands_equal_their_definition():
+    # per point: distinct 5001-level codes int(levels·(v/scale + 1)/2) of each feature; per pair the plotted
+    # feature where |filter| <= tol, the first band_cap in time order, their number and distinct codes; a point
+    # with a NaN or inf keeps the fill values
+    rng = np.random.default_rng(45)
+    records = np.round(rng.uniform(-1, 1, (12, 1000, 3)), 2)
+    records[3, 7, 2], records[4, 0, 0] = np.nan, np.inf
+    spec = _spec()
+    got = reduce_points(records, spec)
+    codes = lambda v: np.unique((spec.levels * (v / spec.scale + 1.0) / 2.0).astype(np.int64)).size  # noqa: E731
+    for i, series in enumerate(records):
+        if not np.isfinite(series).all():
+            assert (got["distinct"][i] == -1).all() and (got["band_count"][i] == -1).all()
+            assert (got["hist"][i] == 0).all() and np.isnan(got["band_values"][i]).all()
+            continue
+        assert got["distinct"][i].tolist() == [codes(series[:, a]) for a in range(3)]
+        for p, (plotted, by) in enumerate(spec.band_pairs):
+            kept = series[np.abs(series[:, by]) <= spec.band_tol, plotted]
+            assert got["band_count"][i, p] == kept.size > spec.band_cap
+            np.testing.assert_array_equal(got["band_values"][i, p], kept[:spec.band_cap])
+            assert got["band_distinct"][i, p] == codes(kept)
 
 
 def test_column_ranges_are_numpys_minima_and_maxima():
