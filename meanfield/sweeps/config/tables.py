@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...analysis.sections import TABLE_LEVELS
 from ...errors import ConfigError
 from ...finite import SAMPLERS
 from ...model.layout import OBSERVABLES
@@ -259,7 +260,7 @@ def parse_reductions(table, n_features: int) -> ReductionSpec:
     return checked(ReductionSpec, table, "reductions", {
         "observable": lambda v: _observable("reductions.observable", v),
         "bins": lambda v: require_int("reductions.bins", v, 1, 100_000), "y_range": _y_range,
-        "levels": lambda v: require_int("reductions.levels", v, 1),
+        "levels": lambda v: require_int("reductions.levels", v, 1, TABLE_LEVELS),
         "scale": lambda v: _at_least("reductions.scale", v, 0, strict=True), "band_pairs": pairs,
         "band_tol": lambda v: _at_least("reductions.band_tol", v, 0, strict=False),
         "band_cap": lambda v: require_int("reductions.band_cap", v, 0, 1_000_000)})
