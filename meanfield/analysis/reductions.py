@@ -47,13 +47,14 @@ def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _reduce_chunk(records, lo, hi, per_unit, scale, levels, pairs, tol, hist, distinct, band_values, band_count,
-                  band_distinct) -> None:
+def _reduce_chunk(records, lo, hi, per_unit, scale, levels, pairs, tol, hist, distinct, bands) -> None:
     """:func:`reduce_points` of every finite point of ``records`` (n, rows, M) into the output arrays: the
     histogram (:func:`_bin_counts`), the distinct level codes of every feature
-    (:func:`~meanfield.analysis.sections.count_codes`), and per (plotted, filter) pair the plotted feature at
-    the times where |filter| <= ``tol``: the first ``band_values.shape[2]`` in time order, their number and their
-    distinct codes (:func:`~meanfield.analysis.sections.poincare_band` with ``levels=None``)."""
+    (:func:`~meanfield.analysis.sections.count_codes`), and in ``bands`` = (values, count, distinct), per
+    (plotted, filter) pair, the plotted feature at the times where |filter| <= ``tol``: the first
+    ``values.shape[2]`` in time order, their number and their distinct codes
+    (:func:`~meanfield.analysis.sections.poincare_band` with ``levels=None``)."""
+    band_values, band_count, band_distinct = bands
     n, rows, features = records.shape
     cap = band_values.shape[2]
     kept = np.empty(rows)
@@ -97,7 +98,7 @@ def reduce_points(records: np.ndarray, spec) -> dict:
     pairs = np.asarray(spec.band_pairs, dtype=np.int64).reshape(n_pairs, 2)
     _reduce_chunk(np.ascontiguousarray(records, dtype=np.float64), float(lo), float(hi), spec.bins / (hi - lo),
                   float(spec.scale), int(spec.levels), pairs, float(spec.band_tol), out["hist"], out["distinct"],
-                  out["band_values"], out["band_count"], out["band_distinct"])
+                  (out["band_values"], out["band_count"], out["band_distinct"]))
     return out
 
 

@@ -82,7 +82,8 @@ def _family(members: list, fraction: float, weighed: int):
 def with_families(system, census, steps: int, transient: int, cycle_rtol: float = CYCLE_RTOL,
                   backend: str = "cpu", counted: int | None = None):
     """``census`` with the cycles that move with the start merged into one family per label and period (module
-    docstring); every other attractor as it was. ``counted`` as in :func:`~meanfield.census.find_attractors`."""
+    docstring); every other attractor as it was. Only the first ``counted`` starts weigh in the fractions
+    (default: all)."""
     moving = moves_with_the_start(system, census, steps, transient, cycle_rtol, backend)
     if not moving.any():
         return census

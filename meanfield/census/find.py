@@ -165,8 +165,7 @@ def check_census_options(steps: int, transient: int, max_period: int, rtol) -> N
 
 def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
                     chunk: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
-                    backend: str = "cpu", progress: bool | None = None,
-                    counted: int | None = None, transients: int = 0) -> Census:
+                    backend: str = "cpu", progress: bool | None = None, transients: int = 0) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
 
     Parameters
@@ -192,9 +191,6 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     rtol : (float, float)
         The identity tolerances of cycles and of measures, relative to the attractor's scale
         (:func:`meanfield.analysis.group_attractors`, docs/attractors.md §2).
-    counted : int, optional
-        Only the first ``counted`` starts count in the fractions (the others can add attractors but not basin
-        weight; default: all).
     transients : int
         Steps to follow the starts that end their run on a chaotic transient (an aperiodic tail, assigned to a
         cycle) until they reach it: the census's ``transient`` then holds their share and the escape rate
@@ -207,16 +203,14 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
         The cycles that move with the start are one entry per family (:mod:`~meanfield.census.families`).
     """
     check_census_options(steps, transient, max_period, rtol)
-    system = as_system(model)
-    states = _starts(system, starts, require_int("seed", seed, 0))
-    chunk = len(states) if chunk is None else require_int("chunk", chunk, 1)
-    weighed = len(states) if counted is None else require_int("counted", counted, 1)
-    if weighed > len(states):
-        raise ConfigError(f"counted = {counted} is not allowed: at most the {len(states)} starts")
     horizon = require_int("transients", transients, 0)
     if 0 < horizon < steps:
         raise ConfigError(f"transients = {transients} is not allowed: 0 (off) or at least steps = {steps} (the starts "
                           "are followed one census run at a time)")
+    system = as_system(model)
+    states = _starts(system, starts, require_int("seed", seed, 0))
+    chunk = len(states) if chunk is None else require_int("chunk", chunk, 1)
+    weighed = len(states)
     census = fresh_census(system, states, steps, transient, chunk=chunk, counted=weighed, progress=progress,
                           lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend, transients=horizon)
     return with_families(system, census, steps, transient, rtol[0], backend, weighed)

@@ -84,7 +84,7 @@ def test_continuation_carries_ids_and_counts_only_fresh_starts():
 
 
 @pytest.mark.parametrize("kwargs, key", [({"starts": 0}, "starts"), ({"steps": 1000, "transient": 900}, "transient"),
-                                         ({"counted": 99}, "counted")])
+                                         ({"transients": 100}, "transients")])
 def test_bad_arguments_are_refused(kwargs, key):
     args = dict(starts=8, steps=2000, transient=1000)
     args.update(kwargs)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.analysis.reductions import band_points, orbit_histogram, reduce_points
+from meanfield.analysis.reductions import reduce_points
 from meanfield.errors import ConfigError, StoreError
 from meanfield.sweeps.execute.plan import parents_of, plan
 from meanfield.sweeps.execute.slurm import slurm_kwargs
@@ -176,13 +176,13 @@ def test_reductions_on_a_known_orbit():
     spec = run.reductions                                   # 40 bins on [-1, 1], pairs (0,1), (1,0), tol 0.01
     t = np.arange(1000)
     series = np.column_stack([np.cos(2 * np.pi * t / 8), np.sin(2 * np.pi * t / 8), np.full(1000, 1.0)])
-    hist = orbit_histogram(series, spec)
+    out = reduce_points(series[None], spec)
+    hist = out["hist"][0]
     assert hist.sum(axis=1).tolist() == [1000, 1000, 1000] and hist[2, -1] == 1000
-    values, count, distinct = band_points(series, spec)
+    values, count, distinct = out["band_values"][0], out["band_count"][0], out["band_distinct"][0]
     assert count.tolist() == [250, 250]                     # sin = 0 at t = 0, 4 mod 8 (cos = ±1)
     assert np.sum(np.isfinite(values[0])) == 8 and set(np.round(values[0], 12)) <= {1.0, -1.0}
     assert distinct.tolist() == [2, 2]
-    out = reduce_points(series[None], spec)
     assert out["distinct"][0, 2] == 1 and out["distinct"][0, 0] == 5    # cos over 8 phases: 5 values
     series[5, 0] = np.nan
     assert reduce_points(series[None], spec)["distinct"][0].tolist() == [-1, -1, -1]
