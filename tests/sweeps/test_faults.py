@@ -218,16 +218,22 @@ KILLED_COMPRESSED = tiny_text(num=104, steps=2400, transient=400, lyapunov="fals
 @pytest.mark.slow
 def test_sigkill_of_a_compressed_sweep_then_resume_is_identical(external_cluster, client, reference, write_run,
                                                                 tmp_path):
-    """Killed while its chunks are allocated (HDF5 metadata written mid-run), the file is resumed or rebuilt from
-    its journal, bitwise the uninterrupted run's."""
+    """Killed while it is created, then as soon as 4, 24 and 52 of its 104 points are stored (its chunks are
+    allocated mid-run: HDF5 metadata written then), the file is resumed or rebuilt from its journal, bitwise the
+    uninterrupted run's. The kills follow the sweep's progress, not a clock."""
     from meanfield.sweeps.store import raw_nbytes
     from meanfield.sweeps.store.chunks import COMPRESS_FROM_BYTES
     assert raw_nbytes(mf.load_run(KILLED_COMPRESSED)) >= COMPRESS_FROM_BYTES
     out = tmp_path / "out.h5"
     run_file = write_run(KILLED_COMPRESSED)
+    _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", 0.0)     # while the file is created
     stopped_midway = 0
-    for delay in np.random.default_rng(48).uniform(0.0, 1.5, size=4):
-        _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", delay)
+    for points in (4, 24, 52):                                   # then once that many points are stored
+        proc = _cli(run_file, out, external_cluster)
+        while proc.poll() is None and done_count(out) < points:
+            time.sleep(0.002)
+        proc.kill()
+        proc.wait()
         stopped_midway += done_count(out) < 104                  # unreadable (being rebuilt) counts as 0
     assert stopped_midway >= 2, "the kills all came after the sweep ended: they test nothing"
     mf.sweep(KILLED_COMPRESSED, out, client=client, progress=False)

@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from .verify import CHECKSUM, row_crcs
+from .verify import CHECKSUM, stored_columns
 
 #: Files whose per-point datasets take at least this many bytes uncompressed are chunked and compressed.
 COMPRESS_FROM_BYTES = 8 << 20
@@ -89,8 +89,7 @@ def pack(run, layout: dict, names, arrays: dict) -> dict | None:
     if not np.array_equal(counts, np.prod(ends - corners, axis=1)):
         return None
     local = coords - np.repeat(corners, counts, axis=0)
-    columns = {name: np.asarray(arrays[name])[order].astype(layout[name][1], copy=False) for name in names}
-    columns[CHECKSUM] = np.stack([row_crcs(columns[name]) for name in names], axis=1)
+    columns = stored_columns(layout, names, arrays, order)
     out = {}
     for name, values in columns.items():
         fill = 0 if name == CHECKSUM else layout[name][2]

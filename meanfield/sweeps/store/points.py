@@ -20,7 +20,7 @@ from .provenance import now
 from .schema import attrs as cf_attrs
 from .schema import label_flags
 from .sweep import SWEEP_KIND, checked_names, sweep_layout
-from .verify import CHECKSUM, damage, describe, row_crcs
+from .verify import damage, describe, stored_columns
 
 if TYPE_CHECKING:                      # imported where used: xarray is slow to import
     import xarray
@@ -49,15 +49,10 @@ def write_points(f: h5py.Group, run, indices, arrays: dict) -> None:
     indices = indices[order]
     regions = list(_runs(run.shape, indices))
     layout = sweep_layout(run)
-    names = checked_names(layout)
-    crcs = np.empty((len(indices), len(names)), dtype=np.uint32)
-    for k, name in enumerate(names):
-        data = np.asarray(arrays[name])[order].astype(layout[name][1], copy=False)
-        crcs[:, k] = row_crcs(data)
+    columns = stored_columns(layout, checked_names(layout), arrays, order)
+    for name, data in columns.items():              # the checksums last
         for rows, region in regions:
             f[name][region] = data[rows]
-    for rows, region in regions:
-        f[CHECKSUM][region] = crcs[rows]
     f.file.flush()
     _mark_done(f, regions)
 

@@ -38,6 +38,14 @@ def row_crcs(rows: np.ndarray) -> np.ndarray:
     return np.fromiter((zlib.crc32(row) for row in rows), dtype=np.uint32, count=len(rows))
 
 
+def stored_columns(layout: dict, names, arrays: dict, order) -> dict:
+    """The per-point ``arrays`` of the datasets ``names`` as a sweep file stores them (rows in ``order``, the
+    ``layout``'s dtypes) and, under :data:`CHECKSUM`, their crc32 per point and dataset."""
+    columns = {name: np.asarray(arrays[name])[order].astype(layout[name][1], copy=False) for name in names}
+    columns[CHECKSUM] = np.stack([row_crcs(columns[name]) for name in names], axis=1)
+    return columns
+
+
 def _read(dataset, lo: int, hi: int, grid: int) -> tuple:
     """Entries ``lo:hi`` of ``dataset`` along axis 0, and which of their points (the first ``grid`` axes) could
     not be read: a compressed chunk whose bytes were damaged fails to inflate (its entries are left at the
@@ -136,4 +144,5 @@ def verify_file(path) -> dict:
     return {"points": points, "datasets": checked}
 
 
-__all__ = ["CHECKED", "CHECKSUM", "COORDINATE_CRC", "damage", "describe", "row_crcs", "value_crc", "verify_file"]
+__all__ = ["CHECKED", "CHECKSUM", "COORDINATE_CRC", "damage", "describe", "row_crcs", "stored_columns", "value_crc",
+           "verify_file"]
