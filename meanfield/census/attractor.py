@@ -3,7 +3,7 @@ record built from such a run, and the identity of runs with known attractors —
 (:mod:`.find`), the chain (:mod:`.continuation`) and the decided unresolved starts (:mod:`.unresolved`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -65,6 +65,28 @@ def run_attractor(system, run, lane: int, on, k: int, *, fraction: float = 0.0, 
                      reason=decision.reason + note)
 
 
+def label_on_longer_runs(system, attractors: list, run_longer, thresholds: Thresholds = Thresholds()) -> list:
+    """``attractors`` with each one that its confirming run left ``unresolved`` (a tail too short for the
+    classifier to decide, docs/attractors.md §2: a torus or a cycle passing a ghost slowly) labelled again on a
+    longer run from its state: ``run_longer(states)`` (:func:`.find.labelling_runs` with the census's options bound)
+    runs them all in one batch, recorded throughout, with exponents when the census computes them. Only the
+    label, its reason and the exponents change; the identity (fingerprint, points, summary) stays the confirming
+    run's. A label still undecided on the longer run stays ``unresolved``."""
+    undecided = [k for k, a in enumerate(attractors) if a.label == "unresolved"]
+    if not undecided:
+        return attractors
+    run = run_longer([attractors[k].state for k in undecided])
+    out = list(attractors)
+    for lane, k in enumerate(undecided):
+        exponents = None if run.lyapunov is None else run.lyapunov[lane]
+        stderr = None if run.lyapunov_stderr is None else run.lyapunov_stderr[lane]
+        decision = label_run(system, run.series[lane], exponents, stderr, thresholds)
+        out[k] = replace(out[k], label=decision.label, lyapunov=exponents,
+                         reason=f"{decision.reason}; labelled on {run.series.shape[1]} steps (the confirming "
+                                f"run's tail did not decide)")
+    return out
+
+
 def identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
     """The index in ``attractors`` that each start of ``prints`` is identical to (-1: none), by the census's
     identity rules (:func:`meanfield.analysis.assign_to_attractors`)."""
@@ -75,4 +97,4 @@ def identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
                                 [a.points for a in attractors], cycle_rtol=rtol[0], measure_rtol=rtol[1])
 
 
-__all__ = ["Attractor", "identify", "label_run", "run_attractor"]
+__all__ = ["Attractor", "identify", "label_on_longer_runs", "label_run", "run_attractor"]

@@ -33,8 +33,8 @@ from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, match_attr
 from ..errors import ConfigError
 from ..model.spec import require_int
 from ..progress import progress_bar
-from .attractor import Attractor, identify, run_attractor
-from .find import MAX_PERIOD, Census, check_census_options, confirm_starts, fresh_census
+from .attractor import Attractor, identify, label_on_longer_runs, run_attractor
+from .find import MAX_PERIOD, Census, check_census_options, confirm_starts, fresh_census, labelling_runs
 from .system import as_system
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
@@ -208,12 +208,14 @@ def _ahead_of_chain(values, censuses: list, run) -> Iterator[tuple]:
                                                                for u in block]))
 
 
-def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tuple, confirm,
+def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tuple, confirm, run_longer,
              max_period: int) -> Census:
     """``census`` extended by the attractors that the starts on ``previous`` (the neighbouring value's attractors,
     run at ``system``: ``outcome``) reach and the census lacks (fraction 0), each confirmed and labelled as the
     fresh census's are (:func:`meanfield.census.find.census_of`) by ``confirm(states)`` (the confirming runs,
-    :func:`~meanfield.census.find.confirm_starts` with the run's options bound); module docstring, stage 2."""
+    :func:`~meanfield.census.find.confirm_starts` with the run's options bound), and by ``run_longer(states)``
+    where that run does not decide (:func:`~meanfield.census.attractor.label_on_longer_runs`); module docstring,
+    stage 2."""
     if not previous:
         return census
     prints, batch = outcome.prints, outcome.batch
@@ -229,7 +231,8 @@ def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tu
         if identify(on, [_provisional(prints, s)], rtol)[0] < 0:
             continue                                         # a transient: its run went on elsewhere
         found.append(run_attractor(system, confirming, j, on, 0))
-    return replace(census, attractors=found)
+    known = len(census.attractors)
+    return replace(census, attractors=found[:known] + label_on_longer_runs(system, found[known:], run_longer))
 
 
 def _provisional(prints: Fingerprints, s: int) -> Attractor:
@@ -259,7 +262,9 @@ def continue_censuses(model, parameter: str, values, censuses: list, steps: int,
             outcome, = run([value], [[a.state for a in carried]])
         confirm = partial(confirm_starts, at, None, steps=steps, transient=transient, lyapunov=lyapunov,
                           backend=backend)
-        census = _carried(at, fresh, carried, outcome, rtol, confirm, max_period)
+        run_longer = partial(labelling_runs, at, steps=steps, transient=transient, lyapunov=lyapunov,
+                             backend=backend)
+        census = _carried(at, fresh, carried, outcome, rtol, confirm, run_longer, max_period)
         current = np.array([a.summary for a in census.attractors])
         if previous is None or not previous.attractors or not census.attractors:
             own = next_id + np.arange(len(census.attractors))

@@ -26,7 +26,7 @@ from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_attractors, group_attractors
 from ..errors import ConfigError
 from ..model.spec import require_int
-from .attractor import run_attractor
+from .attractor import label_on_longer_runs, run_attractor
 from .families import with_families
 from .system import as_system
 from .transients import Transient, follow_transients
@@ -41,6 +41,11 @@ MAX_PERIOD = 256
 #: paper model at β_o = 1.275 last 20 000 to over 100 000 steps past a 40 000-step census, bench/RESULTS.md
 #: "One answer per attractor").
 CONFIRM_TAILS = 10
+
+#: The labelling run of an attractor whose confirming run's tail leaves the classifier undecided
+#: (:func:`.attractor.label_on_longer_runs`): this many tails, all recorded (a torus near a tongue's fold passes its
+#: ghost too slowly for one tail of 20 000 steps, bench/RESULTS.md "Censuses near bifurcations").
+LABEL_TAILS = 10
 
 
 #: Attractors listed by ``repr(census)``.
@@ -106,6 +111,13 @@ def confirm_starts(system, values: dict | None, states: list, steps: int, transi
     tail = steps - transient
     return system.run(states, CONFIRM_TAILS * tail, (CONFIRM_TAILS - 1) * tail, values=values, lyapunov=lyapunov,
                       backend=backend)
+
+
+def labelling_runs(system, states: list, steps: int, transient: int, *, lyapunov=False, backend: str = "cpu"):
+    """The longer labelling runs of :func:`.attractor.label_on_longer_runs`: ``states`` (on their attractors) run
+    :data:`LABEL_TAILS` tails of steps − transient at the system's own parameters, all recorded, with exponents
+    when asked."""
+    return system.run(states, LABEL_TAILS * (steps - transient), 0, lyapunov=lyapunov, backend=backend)
 
 
 def _destinations(targets: np.ndarray) -> np.ndarray:
@@ -237,6 +249,8 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
         return parts[i // chunk].final_state(i % chunk)
     census = decide_unresolved(system, census, final_state, confirm, counted=counted, max_period=max_period,
                                rtol=rtol)
+    census = replace(census, attractors=label_on_longer_runs(system, census.attractors, partial(
+        labelling_runs, system, steps=steps, transient=transient, lyapunov=lyapunov, backend=backend)))
     if not transients:
         return census
     return replace(census, transient=follow_transients(system, census, final_state, steps, transient, transients,

@@ -7,7 +7,7 @@ import pytest
 from dask.distributed import Client
 
 import meanfield as mf
-from meanfield.analysis import classify
+from meanfield.analysis import LABELS, classify
 from meanfield.census import sample
 
 #: 0.0013 below the rest cycle's Neimark–Sacker point (1.2434445): max|μ| = 0.99957 per 4 steps.
@@ -15,6 +15,10 @@ BELOW_NS = 1.2431
 #: 3e-4 below the period-28 cycle's located fold, 1.2669595501 (docs/bifurcations.md §10; a census there was 100 %
 #: unresolved; 1e-10 away from it, 1.2666596, the fresh census alone already says chaotic).
 BELOW_FOLD = 1.2669595501 - 3e-4
+#: 3e-4 below the lower fold of the 1:4 tongue, 1.2494911683 (docs/bifurcations.md §11): the torus passes the ghost
+#: of the locked cycle slowly, and one tail of 20 000 steps left the classifier undecided (the attractor was labelled
+#: ``unresolved``, where ``classify`` of 10^5 recorded steps says quasi_periodic).
+BELOW_TONGUE = 1.2494911683 - 3e-4
 
 
 def census(beta_o):
@@ -49,8 +53,19 @@ def test_below_the_period_28_fold_the_starts_that_wander_longer_are_run_on():
     assert long_run.label == "chaotic" and long_run.evidence["lambda1"] > 3 * long_run.evidence["lambda1_stderr"]
 
 
+@pytest.mark.slow  # a 64-start census with exponents, a labelling run of 2·10^5 steps and long runs to check: ~20 s
+def test_below_the_1_4_tongue_the_torus_is_labelled_on_a_longer_run():
+    found = census(BELOW_TONGUE)
+    assert found.unresolved_fraction <= 0.25 and found.attractors
+    assert any("labelled on 200000 steps" in a.reason for a in found.attractors)     # the case this test is about
+    model = mf.presets.paper(beta_o=BELOW_TONGUE)
+    for a in found.attractors:
+        long_run = classify(mf.simulate(model, 200_000, 100_000, start=a.state, lyapunov=True, progress=False))
+        assert a.label == long_run.label != "unresolved"
+
+
 @pytest.mark.integration   # an in-process Dask cluster
-@pytest.mark.slow          # two census points on one worker: ~15 s
+@pytest.mark.slow          # three census points on one worker: ~25 s
 def test_a_census_sweep_decides_them_as_the_api_does(tmp_path):
     text = f"""
 name = "near"
@@ -62,7 +77,7 @@ lyapunov = 2
 preset = "paper"
 
 [grid]
-beta_o = [{BELOW_NS}, {BELOW_FOLD}]
+beta_o = [{BELOW_NS}, {BELOW_FOLD}, {BELOW_TONGUE}]
 
 [attractors]
 starts = 64
@@ -70,10 +85,11 @@ starts = 64
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
         mf.sweep(text, tmp_path / "near.h5", client=client, progress=False)
     stored = mf.open_run(tmp_path / "near.h5")
-    for k, beta in enumerate((BELOW_NS, BELOW_FOLD)):
+    for k, beta in enumerate((BELOW_NS, BELOW_FOLD, BELOW_TONGUE)):
         api = mf.find_attractors(mf.presets.paper(beta_o=beta), 64, 40_000, 20_000, lyapunov=2, progress=False)
         n = len(api.attractors)
         assert int(stored["census_count"][k]) == n
         assert float(stored["census_unresolved"][k]) == api.unresolved_fraction
         assert stored["census_period"][k].values[:n].tolist() == [a.period for a in api.attractors]
         assert stored["census_fraction"][k].values[:n].tolist() == [a.fraction for a in api.attractors]
+        assert stored["census_label"][k].values[:n].tolist() == [LABELS.index(a.label) for a in api.attractors]
