@@ -1,7 +1,7 @@
 """``meanfield plot KIND RUN.h5``: figures of a sweep file (PNG, PDF or SVG by the output's extension)."""
 from __future__ import annotations
 
-KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors", "basins")
+KINDS = ("bifurcation", "density", "classes", "lyapunov", "phase", "attractors", "basins", "curves")
 
 
 def register(sub, parents):
@@ -14,7 +14,9 @@ def register(sub, parents):
                                    "bands; phase: class map of a 2-D sweep; attractors: every attractor of a census "
                                    "sweep ([attractors] table) in its own colour over the stacked basin "
                                    "fractions, the backward continuation in black; basins: the basin map of a "
-                                   "[basins] sweep, each start coloured by its attractor. Trajectory files are drawn "
+                                   "[basins] sweep, each start coloured by its attractor; curves: the curves of a "
+                                   "[curves] sweep, over its tori's rotation numbers when its grid spans the curves' "
+                                   "two parameters. Trajectory files are drawn "
                                    "by `meanfield simulate --plot`.")
     p.add_argument("kind", choices=KINDS)
     p.add_argument("path", help="sweep file written by `meanfield sweep`")
@@ -41,6 +43,8 @@ def run(args):
         fig = _attractors(args.path, args.feature)
     elif args.kind == "basins":
         fig = _basins(args.path)
+    elif args.kind == "curves":
+        fig = _curves(args.path)
     else:
         fig = _classified(args)
     if os.path.dirname(output):
@@ -75,6 +79,24 @@ def _basins(path: str):
     if not ds.attrs.get("complete", False):
         raise ConfigError(f"plot basins: the basin map of {path!r} is not complete: run `meanfield sweep` on it again")
     return basins_figure(ds, title=_basins_caption(path, ds))
+
+
+def _curves(path: str):
+    """The curves of a sweep file's ``[curves]`` table (docs/bifurcations.md §12), over the sweep's tori's
+    rotation numbers when the grid's two axes are the curves' parameters."""
+    from ..errors import ConfigError
+    from ..plots.curves import study_figure
+    from ..plots.data import model_caption
+    from ..sweeps.results.dataset import sweep_results
+    from ..sweeps.store.curves import open_curves
+    try:
+        curves = open_curves(path)
+    except KeyError as exc:
+        raise ConfigError(exc.args[0]) from None
+    sweep = sweep_results(path)
+    parameters = curves.parameter.values.tolist()
+    background = sweep if sorted(d for d in sweep["rotation"].dims) == sorted(parameters) else None
+    return study_figure(curves, background, model_caption(sweep.attrs["model"], parameters))
 
 
 def _basins_caption(path: str, ds) -> str:

@@ -71,6 +71,9 @@ def _dry_run(args, spec, output, workers, local) -> None:
     compressed = f"at most {size(bound)}: compressed chunks of up to {spec.chunk} points, {size(allocated)} " \
         "when created" if allocated < bound else size(bound)
     report(args, f"  output: {output}, {compressed} ({state})")
+    if spec.curves is not None:
+        report(args, f"  then the {len(spec.curves.curve_names())} curves of [curves], one task per curve or tongue "
+                     "(not in the time below: a continuation's cost is not known before it runs)")
     if todo:
         if not args.quiet:
             print("meanfield sweep: measuring one chunk on this machine (the first time, this compiles the kernels: "

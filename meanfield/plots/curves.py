@@ -90,7 +90,7 @@ KIND_NAMES = {"neimark_sacker": "Neimark–Sacker", "period_doubling": "period d
 
 
 def study_figure(dataset, sweep=None, title: str | None = None):
-    """The figure of a curve study's Dataset (:func:`meanfield.studies.curve_study.curves_dataset`): every curve,
+    """The figure of a curve study's Dataset (:func:`meanfield.sweeps.store.curves.curves_dataset`): every curve,
     a tongue's two sides in one colour under one legend entry, the codim-2 points marked (a tongue's tip is the
     resonance point its Neimark–Sacker curve marks), over ``sweep``'s tori's rotation numbers when given;
     ``title`` (default the study's name)."""

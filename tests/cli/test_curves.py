@@ -67,8 +67,8 @@ def test_an_interrupted_study_resumes_from_its_journal(workdir, monkeypatch):
            "coefficient": [float("nan")] * 2, "criticality": ["", ""], "special": []}
     (workdir / "tiny.h5.partial.jsonl").write_text(json.dumps(row) + "\n" + '{"name": "narrow", "sou')
     computed = []
-    compute = curve_study.compute
-    monkeypatch.setattr(curve_study, "compute", lambda study, task: computed.append(task.name) or
+    compute = curve_study.compute_curve
+    monkeypatch.setattr(curve_study, "compute_curve", lambda study, task: computed.append(task.name) or
                         compute(study, task))
     assert cli(["-q", "curves", "tiny.toml", "-o", "tiny.h5"]) == 0
     assert computed == ["narrow"]
@@ -81,19 +81,19 @@ def test_an_interrupted_study_resumes_from_its_journal(workdir, monkeypatch):
 def test_ctrl_c_keeps_the_finished_curves_and_the_rerun_gives_the_same_file(workdir, monkeypatch):
     (workdir / "tiny.toml").write_text(STUDY)
     assert cli(["-q", "curves", "tiny.toml", "-o", "whole.h5"]) == 0
-    compute = curve_study.compute
+    compute = curve_study.compute_curve
 
     def stop_at_narrow(study, task):
         if task.name == "narrow":
             raise KeyboardInterrupt
         return compute(study, task)
 
-    monkeypatch.setattr(curve_study, "compute", stop_at_narrow)
+    monkeypatch.setattr(curve_study, "compute_curve", stop_at_narrow)
     assert cli(["-q", "curves", "tiny.toml", "-o", "tiny.h5"]) == 130
     assert not (workdir / "tiny.h5").exists()
     assert [json.loads(line)["name"] for line in (workdir / "tiny.h5.partial.jsonl").read_text().splitlines()] == \
         ["wide"]
-    monkeypatch.setattr(curve_study, "compute", compute)
+    monkeypatch.setattr(curve_study, "compute_curve", compute)
     assert cli(["-q", "curves", "tiny.toml", "-o", "tiny.h5"]) == 0
     with xarray.open_dataset(workdir / "tiny.h5", engine="h5netcdf") as a, \
             xarray.open_dataset(workdir / "whole.h5", engine="h5netcdf") as b:
@@ -114,7 +114,7 @@ WRONG = [
     ('[[curve]]\nname = "x"\nlocate = [1.2, 1.3]\nperiod = 0', "period"),
     ('[[curve]]\nname = "x"\nlocate = [1.2, 1.3]\nsettle = [1.27, -5]', "settle"),
     ('[[curve]]\nname = "x"\nlocate = [1.2, 1.3]\ninterval = [2.5, 3.0]', "must contain the model's beta_att"),
-    ('[[curve]]\nname = "wide"\nlocate = [1.2, 1.3]', "two curves of the study have it"),
+    ('[[curve]]\nname = "wide"\nlocate = [1.2, 1.3]', "two curves have it"),
     ('[[curve]]\nname = "a b"\nlocate = [1.2, 1.3]', "name"),
     ('[[tongue]]\nname = "t"', "tongue[0].settle is missing"),
     ('[[tongue]]\nname = "t"\nsettle = [1.25, 1000]\nlocate = [1.2, 1.3]', "tongue[0].locate is not allowed"),
@@ -123,7 +123,7 @@ WRONG = [
 
 @pytest.mark.parametrize("change, word", WRONG, ids=[w for _, w in WRONG])
 def test_a_wrong_study_file_is_one_line_exit_2_and_writes_nothing(workdir, capsys, change, word, monkeypatch):
-    monkeypatch.setattr(curve_study, "compute", lambda *a: pytest.fail("computation started"))
+    monkeypatch.setattr(curve_study, "compute_curve", lambda *a: pytest.fail("computation started"))
     key = change.split("=")[0].strip()
     head, tables = STUDY.split("[model]")
     lines = [line for line in head.splitlines() if not line.startswith(key + " ")]
@@ -173,3 +173,13 @@ def test_a_study_killed_with_sigkill_resumes_to_the_same_file(workdir):
         xarray.testing.assert_identical(a.load(), b.load())
         assert a.curve.values.tolist() == ["wide", "narrow", "t14.lower", "t14.upper"]
         assert a.special_kind.values.tolist() == ["resonance_1:4", "tip"]
+
+
+def test_the_shipped_study_is_the_onset_runs_curves_table():
+    """runs/studies/onset_curves.toml computes alone what runs/onset_tongues.toml's [curves] table computes after
+    its sweep: the two must not drift apart."""
+    from pathlib import Path
+    study = curve_study.load_curve_study(Path(__file__).parents[2] / "runs" / "studies" / "onset_curves.toml")
+    table = mf.load_run("onset_tongues").curves
+    assert (study.parameters, study.interval, study.tasks) == (table.parameters, table.interval, table.tasks)
+    assert study.model_table == table.model_table

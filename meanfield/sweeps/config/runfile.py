@@ -56,6 +56,10 @@ A run file (see ``runs/*.toml``)::
     steps = 1000
     transient = 936
 
+    [curves]                      # optional: two-parameter curves once the points are done (.curves)
+    parameters = ["beta_o", "beta_att"]
+    interval = [0.5, 7.0]
+
     [finite]                      # optional: the finite-N network instead of the MF (docs/model.md §6)
     n_bits = [990, 9900, 99000]   # an extra last grid axis n_bits; multiples of the model's N_se
     replicas = 16
@@ -80,6 +84,7 @@ from ...model.spec import require_int
 from .attractors import AttractorSpec, check_census_run, parse_attractors
 from .basins import BasinSpec, check_basins_run, parse_basins
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
+from .curves import CurveStudy, check_curves_run, parse_curves_table
 from .run_checks import (
     DEFAULT_PRESET,
     build_model,
@@ -133,6 +138,7 @@ class RunSpec:
     finite: FiniteSpec | None = None
     attractors: AttractorSpec | None = None
     basins: BasinSpec | None = None
+    curves: CurveStudy | None = None
     source: str = ""
 
     @cached_property
@@ -235,6 +241,8 @@ class RunSpec:
         for key in ("finite", "attractors", "basins"):        # absent otherwise: older files keep their result key
             if getattr(self, key) is not None:
                 out[key] = asdict(getattr(self, key))
+        if self.curves is not None:
+            out["curves"] = self.curves.to_table()
         if self.attractors is not None and not self.attractors.transients:
             del out["attractors"]["transients"]                   # absent when off: older files keep their key
         return out
@@ -275,7 +283,7 @@ def _to_file_form(data: dict) -> dict:
         out["cluster"] = dict(data["cluster"])
     if data.get("finite") is not None:
         out["finite"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in data["finite"].items()}
-    for key in ("attractors", "basins"):
+    for key in ("attractors", "basins", "curves"):
         if data.get(key) is not None:
             out[key] = {k: v for k, v in data[key].items() if v is not None}
     return out
@@ -299,13 +307,15 @@ def from_dict(data: dict, source: str = "") -> RunSpec:
               "continuation": lambda v: parse_continuation(v, axes),
               "cluster": lambda v: dict(check_keys(v, CLUSTER_KEYS, "cluster")),
               "finite": lambda v: parse_finite(v, model),
-              "attractors": lambda v: parse_attractors(v, axes), "basins": lambda v: parse_basins(v, model)}
+              "attractors": lambda v: parse_attractors(v, axes), "basins": lambda v: parse_basins(v, model),
+              "curves": lambda v: parse_curves_table(v, model_table, str(data.get("name", RunSpec.name)))}
     optional = {key: check(data[key]) for key, check in checks.items() if key in data}
     optional.setdefault("chunk", default_chunk(steps, optional))
     run = RunSpec(model_table=model_table, axes=axes, steps=steps, transient=transient, source=source, **optional)
     parse_cluster(run.cluster)                           # [cluster] checked here, before any output is touched
     check_model_axes(run, model_table.get("preset", DEFAULT_PRESET))
     check_axes(model, axes)
+    check_curves_run(run)
     if run.finite is not None:
         check_finite_run(run, data, model)
         check_points(run.n_points, " x ".join(str(n) for n in run.shape))

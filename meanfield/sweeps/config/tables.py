@@ -21,7 +21,7 @@ from ...model.state import State, pattern_token
 
 #: Top-level keys of a run file.
 TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model", "grid", "record",
-            "reductions", "start", "continuation", "cluster", "finite", "attractors", "basins")
+            "reductions", "start", "continuation", "cluster", "finite", "attractors", "basins", "curves")
 #: Grid axes that change the model itself, not a parameter of its map: each value is another weight realisation
 #: (presets ``reference`` and ``random``); integers.
 MODEL_AXES = ("seed",)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -104,6 +105,21 @@ def gpu_cluster(n_gpus: int | None = None, **kwargs):
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": kwargs.pop("dashboard_address", ":0")}}
     with spawned_with_allocator():
         return SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
+
+def arrivals(futures: list, stop, poll: float):
+    """The results of ``futures`` as they complete; every ``poll`` seconds without one, ``stop`` (an Event, set on
+    Ctrl-C or SIGTERM) is looked at and raises KeyboardInterrupt when set."""
+    from dask.distributed import as_completed
+
+    pending = as_completed(futures)
+    while not pending.is_empty():
+        if stop.is_set():
+            raise KeyboardInterrupt
+        if not pending.has_ready():
+            time.sleep(poll)
+            continue
+        for future in pending.next_batch(block=False):
+            yield future.result()
 
 
 __all__ = ["connect", "local_cluster", "gpu_cluster", "Connection"]

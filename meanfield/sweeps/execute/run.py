@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ..store import (
 from ..store.basins import basins_done, create_basins, finish_basins, pending_rows, write_rows
 from ..store.census import attractors_done, write_attractors
 from ..store.chunks import direct_writes
+from ..store.curves import curves_done
 from ..store.journal import read_journal
 from ..store.lock import writer_lock
 from ..store.output import plan_output
@@ -49,7 +51,8 @@ from ..store.provenance import now, record
 from ..store.sweep import checked_names
 from .basins import basin_block, blocks, point_model
 from .census import chain_line, lines_of, stack_lines
-from .cluster import connect
+from .cluster import arrivals, connect
+from .curves import curves_stage
 from .plan import plan
 from .preflight import check_sweep, check_workers
 from .tasks import compute_chunk, compute_packed, handoff_names
@@ -112,7 +115,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
         target = plan_output(run, out, resume, overwrite)
         if target.note:
             print(f"meanfield sweep: {target.note}", file=sys.stderr)
-        if target.complete and not _chain_pending(run, target.work):
+        if target.complete and not _stages_pending(run, target.work):
             if progress and target.work == out:
                 print(f"meanfield sweep: {out} is already complete ({run.n_points} points): nothing to do",
                       file=sys.stderr)
@@ -128,6 +131,10 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
                     _chain(run, f, connection.client, progress, retries)
                 if run.basins is not None and not basins_done(f):
                     _basins(run, f, connection.client, progress, retries, target.journal if JOURNAL else None)
+                if run.curves is not None:
+                    with _ctrl_c() as stop:
+                        curves_stage(run.curves, f, connection.client, progress=progress, retries=retries,
+                                     arrived=partial(arrivals, stop=stop, poll=POLL))
             except BaseException as exc:
                 written = int(done_flags(f).sum())
                 _close_stopped(f, hosts)
@@ -151,13 +158,14 @@ def _record(f, run: RunSpec, connection, action: str, where: str) -> None:
     append_provenance(f, record(action, cluster=where, workers=n_workers, worker_hosts=hosts, points_to_compute=todo))
 
 
-def _chain_pending(run: RunSpec, path: str) -> bool:
-    """Whether the census's chained stage (docs/attractors.md §6) or the basin map (docs/basins.md §7) is
-    still to be written to ``path``."""
-    if run.attractors is None:
+def _stages_pending(run: RunSpec, path: str) -> bool:
+    """Whether the census's chained stage (docs/attractors.md §6), the basin map (docs/basins.md §7) or the
+    curves (docs/bifurcations.md §12) are still to be written to ``path``."""
+    if run.attractors is None and run.curves is None:
         return False
     with reading(path) as f:
-        return not attractors_done(f, run) or (run.basins is not None and not basins_done(f))
+        return ((run.attractors is not None and not attractors_done(f, run))
+                or (run.basins is not None and not basins_done(f)) or (run.curves is not None and not curves_done(f)))
 
 
 def _chain(run: RunSpec, f, client, progress: bool, retries: int) -> None:
@@ -196,8 +204,6 @@ def _basins(run: RunSpec, f, client, progress: bool, retries: int, journal=None)
     from it (a file rebuilt after damage, docs/storage.md §8–§9); then one task per block of ``chunk`` pixel rows
     holding a row not yet written, all submitted at once; each block goes to the journal, then to the file, as
     it arrives; then the map's fractions."""
-    from dask.distributed import as_completed
-
     census = {name: f[name][...].reshape((run.n_points,) + f[name].shape[len(run.shape):])[0]
               for name in sweep_layout(run) if name.startswith("census_")}
     create_basins(f, run.basins.plane(point_model(run)[0]), census)
@@ -212,19 +218,11 @@ def _basins(run: RunSpec, f, client, progress: bool, retries: int, journal=None)
     bar = progress_bar(len(futures), f"{run.name}: basin map", enabled=progress)
     try:
         with _ctrl_c() as stop:
-            pending = as_completed(futures)
-            while not pending.is_empty():
-                if stop.is_set():
-                    raise KeyboardInterrupt
-                if not pending.has_ready():
-                    time.sleep(POLL)
-                    continue
-                for future in pending.next_batch(block=False):
-                    result = future.result()
-                    if journal is not None:
-                        journal.append_rows(result["first"], result["id"])
-                    write_rows(f, result["first"], result["id"])
-                    bar.update(1)
+            for result in arrivals(futures, stop, POLL):
+                if journal is not None:
+                    journal.append_rows(result["first"], result["id"])
+                write_rows(f, result["first"], result["id"])
+                bar.update(1)
         finish_basins(f)
     except BaseException:
         client.cancel(futures + [data])

@@ -14,8 +14,7 @@ import h5py
 import numpy as np
 import xarray
 
-from .files import attach, dimension, open_readonly
-from .schema import attrs as cf_attrs
+from .files import open_readonly, write_group
 
 #: Group of a sweep file holding the chained censuses, one subgroup per direction.
 ATTRACTORS_GROUP = "attractors"
@@ -62,17 +61,7 @@ def write_attractors(f: h5py.File, direction: str, ds: xarray.Dataset) -> None:
     """(Re)write the group ``attractors/<direction>`` from a continuation dataset over the grid axes and
     ``attractor`` (:meth:`meanfield.census.AttractorContinuation.to_dataset`, lines stacked), flushed, and
     mark it complete."""
-    key = f"{ATTRACTORS_GROUP}/{direction}"
-    if key in f:
-        del f[key]
-    group = f.require_group(ATTRACTORS_GROUP).create_group(key.split("/")[1])
-    scales = {name: dimension(group, name, ds[name].values, {**cf_attrs(name), **ds[name].attrs})
-              for name in ds.coords}
-    for name, var in ds.data_vars.items():
-        dataset = attach(group.create_dataset(name, data=var.values), *(scales[d] for d in var.dims))
-        dataset.attrs.update({**cf_attrs(name), **var.attrs})
-    group.attrs.update({**ds.attrs, "complete": True})
-    f.flush()
+    write_group(f, f"{ATTRACTORS_GROUP}/{direction}", ds)
 
 
 def open_attractors(path, direction: str = "up") -> xarray.Dataset:

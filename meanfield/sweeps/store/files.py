@@ -57,6 +57,31 @@ def attach(dataset: h5py.Dataset, *scales: h5py.Dataset) -> h5py.Dataset:
     return dataset
 
 
+def write_group(f: h5py.File, key: str, ds) -> h5py.Group:
+    """(Re)write the group ``key`` of ``f`` from an xarray Dataset, readable again with ``xarray.open_dataset(path,
+    group=key, engine="h5netcdf")``: its coordinates as dimension scales (an index 0 .. n-1 for a dimension
+    without one), its variables attached to them (strings as UTF-8), the CF attributes of
+    :mod:`.schema` with the variables' own on top, the Dataset's attributes and ``complete`` on the group;
+    flushed."""
+    if key in f:
+        del f[key]
+    group = f.require_group(key)
+    scales = {name: dimension(group, name, ds[name].values, {**cf_attrs(name), **ds[name].attrs})
+              for name in ds.coords}
+    for name in ds.dims:
+        if name not in scales:
+            scales[name] = dimension(group, name, np.arange(ds.sizes[name]))
+    for name, var in ds.data_vars.items():
+        values = var.values
+        if values.dtype.kind in "UO":
+            values = np.array(values.tolist(), dtype=h5py.string_dtype())
+        dataset = attach(group.create_dataset(name, data=values), *(scales[d] for d in var.dims))
+        dataset.attrs.update({**cf_attrs(name), **var.attrs})
+    group.attrs.update({**ds.attrs, "complete": True})
+    f.flush()
+    return group
+
+
 #: What h5py raises when HDF5 cannot write (a full disk, a file-size limit): OSError, or RuntimeError from a flush.
 WRITE_ERRORS = (OSError, RuntimeError)
 
