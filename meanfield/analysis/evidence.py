@@ -9,6 +9,7 @@ describes every quantity, the window and the tolerances (§1–§6).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from meanfield.analysis.chaos01 import band_count, chaos01_test
 from meanfield.analysis.correlation import dominant_lag
 from meanfield.analysis.period import column_ranges, find_cycle, lag_residual, rounding_floor
 from meanfield.analysis.regularity import birkhoff_drift
+from meanfield.analysis.rotation import locked_rotation
 from meanfield.analysis.sections import distinct_count, poincare_section
 from meanfield.analysis.slow_cycles import near_cycle
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
@@ -219,6 +221,18 @@ def _torus_evidence(ev: dict, window: np.ndarray, moving: np.ndarray, q: int, th
         ev["curve_spread"] = section_curve_spread(window, gens, q)
 
 
+def _locked_evidence(ev: dict, window: np.ndarray, period: int, q: int) -> None:
+    """A cycle locked on an invariant circle (:func:`~meanfield.analysis.rotation.locked_rotation` on its points
+    every q samples, k = period / gcd(period, q) of them): ``frequency1`` its rotation p/k per q samples, as
+    cycles per sample folded to [0, 1/(2q)] (a torus's generator, docs/classification.md §4)."""
+    span = period * q // gcd(period, q)
+    if window.shape[0] < span:
+        return
+    locked = locked_rotation(window[-span:][::q])
+    if locked is not None:
+        ev["frequency1"] = locked[0] / locked[1] / q
+
+
 def _near_cycle_evidence(ev: dict, window: np.ndarray, th: Thresholds) -> None:
     """The lag near whose cycle a regular-looking window without a period is concentrated, if any: a slow
     cycle (multiplier near 1) or a laminar phase, not a torus (docs/classification.md §4)."""
@@ -297,6 +311,7 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
     ev["period"] = cycle.period
     if cycle.period is not None:
         ev["period_repeats"], ev["period_residual"], ev["period_decay"] = cycle.repeats, cycle.residual, cycle.decay
+        _locked_evidence(ev, window, int(cycle.period), q)
     ev["transient_end"] = _transient_end(y, window, ranges, cycle, rounding_floor(
         float(np.max(magnitude)), ev["amplitude"], th.period_rtol))
     if cycle.period is None:

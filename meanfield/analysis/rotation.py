@@ -16,6 +16,11 @@ orientation is arbitrary, so ρ is reported folded to [0, 1/2] (the convention o
 standard error is that of the averages of :data:`BLOCKS` consecutive blocks. An orbit that is a cycle of F^q
 (:func:`~meanfield.analysis.find_cycle` on the points ``s_k``, with k ≥ 2 points) is locked: ρ = p/k exactly,
 reported as the pair (p, k) in lowest terms.
+
+A cycle of F^q found by the classifier (its points ``s_0 .. s_{k-1}`` in orbit order, k ≥ 3) lies on an invariant
+circle, locked at p/k, exactly when F^q moves every point p places on in the cyclic order of the points around the
+circle — a rotation-ordered (Birkhoff) orbit. :func:`locked_rotation` checks this on the order of the points'
+angles in the plane of their two leading principal axes and returns (p, k), or None for a cycle that is not one.
 """
 from __future__ import annotations
 
@@ -97,6 +102,28 @@ def rotation_number(x, forcing_period: int | None = None) -> Rotation:
         return _locked(round(turns * k) % k, k, n)
     blocks = [float(weighted_birkhoff_average(b)) / (2 * np.pi) for b in np.array_split(steps, BLOCKS)]
     return Rotation(float(fold(turns)), float(np.std(blocks, ddof=1) / np.sqrt(BLOCKS)), None, n)
+
+
+def locked_rotation(points: np.ndarray) -> tuple[int, int] | None:
+    """(p, k), p/k folded to [0, 1/2] in lowest terms, when the k ≥ 3 points of a cycle of the stroboscopic map, in
+    orbit order (k, features), turn in cyclic order by p places per step (module docstring); else None (fewer
+    than three points, points on a line, or an orbit that jumps about the circle). The points' projection must go
+    round a simple closed curve: a circle that the projection folds over itself is not recognised (None)."""
+    k = points.shape[0]
+    if k < 3:
+        return None
+    centred = points - points.mean(axis=0)
+    _, sizes, axes = np.linalg.svd(centred, full_matrices=False)
+    if sizes.size < 2 or sizes[1] <= FLAT * sizes[0]:
+        return None
+    plane = centred @ axes[:2].T
+    place = np.empty(k, dtype=np.int64)
+    place[np.argsort(np.arctan2(plane[:, 1], plane[:, 0]), kind="stable")] = np.arange(k)
+    shifts = (np.roll(place, -1) - place) % k
+    if np.any(shifts != shifts[0]) or gcd(int(shifts[0]), k) != 1:
+        return None
+    p = int(shifts[0])
+    return min(p, k - p), k
 
 
 def _angle_steps(points: np.ndarray) -> np.ndarray:

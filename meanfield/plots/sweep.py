@@ -235,9 +235,10 @@ def class_map(sweep, ax=None):
 
 @paper_style
 def rotation_map(sweep, ax=None):
-    """The rotation number of every torus of a 2-D sweep (the Dataset's ``rotation``, turns per forcing period,
-    docs/classification.md §4) in colour over the grid (first axis on x), with a colour bar; points with no torus
-    (a rest state, a locked cycle, chaos) are left pale grey. ``sweep``: a Dataset of
+    """The rotation number of every torus of a 2-D sweep, and p/k of every cycle locked on one (the Dataset's
+    ``rotation``, turns per forcing period, docs/classification.md §4), in colour over the grid (first axis on x),
+    with a colour bar: an Arnold tongue is a band of one colour; the other points (a rest state, another cycle,
+    chaos) are left pale grey. ``sweep``: a Dataset of
     :func:`meanfield.sweep_results` (which adds ``rotation``)."""
     ds = sweep_dataset(sweep, ("rotation",))
     ax, x, y = _map_axes(ds, "rotation map", ax)

@@ -106,3 +106,44 @@ def test_the_paper_models_torus_starts_at_the_critical_multipliers_angle():
 def test_bad_input_is_refused(x, kw, words):
     with pytest.raises(AnalysisError, match=words):
         rotation_number(x, **kw)
+
+
+@pytest.mark.parametrize("p, q", [(1, 3), (1, 4), (2, 5), (3, 7)])
+def test_a_locked_cycle_of_the_circle_map_turns_in_order_by_its_fraction(staircase, p, q):
+    # the cycle's q points on the circle, in orbit order, from the middle of the plateau p/q (found with the lift)
+    from meanfield.analysis.rotation import locked_rotation
+    omega, tail = staircase
+    on_plateau = np.flatnonzero(np.abs(tail[q:] - tail[:-q] - p).max(axis=0) < 1e-10)
+    cycle = on_circle(tail[-q:, on_plateau[on_plateau.size // 2]])
+    expected = min(Fraction(p, q), 1 - Fraction(p, q))
+    assert locked_rotation(cycle) == (expected.numerator, expected.denominator)
+    # seen through a change of coordinates whose two leading axes still show a simple closed curve (an ellipse off
+    # the origin, a small third feature), the same
+    squeezed = np.column_stack([3 + 2 * cycle[:, 0], 0.5 * cycle[:, 1] + 0.1 * cycle[:, 0], 0.1 * cycle[:, 0] ** 2])
+    assert locked_rotation(squeezed) == (expected.numerator, expected.denominator)
+
+
+def test_a_cycle_that_jumps_about_its_circle_is_not_locked():
+    from meanfield.analysis.rotation import locked_rotation
+    quarter = 2 * np.pi / 4
+    jumping = np.stack([np.cos(quarter * np.array([0, 2, 1, 3])), np.sin(quarter * np.array([0, 2, 1, 3]))], 1)
+    assert locked_rotation(jumping) is None                   # moves 2, 3, 2, 1 places: no rotation
+    assert locked_rotation(jumping[:2]) is None               # two points: no circle to turn on
+    assert locked_rotation(np.outer(np.arange(5.0), [1.0, 2.0])) is None        # on a line
+
+
+@pytest.mark.parametrize("beta_o, locked", [(1.2502562, (1, 4)), (1.27, (2, 7)), (2.8, None)])
+def test_the_classifier_reports_a_locked_cycles_rotation(beta_o, locked):
+    # inside the 1:4 tongue and on the period-28 window's cycle the classifier's frequency1 is p/k per L = 4 steps,
+    # as rotation_number's angle average of the same run says; the four period-24 cycles at β_o = 2.8 are not
+    # rotation-ordered (no invariant circle): no frequency
+    import meanfield as mf
+    from meanfield.analysis import classify
+    run = mf.simulate(mf.presets.paper(beta_o=beta_o), 300_000, 200_000, record=("mo_se", "att"), progress=False)
+    result = classify(run)
+    assert result.label == "periodic"
+    if locked is None:
+        assert result.evidence["frequency1"] is None
+    else:
+        assert result.evidence["frequency1"] * 4 == locked[0] / locked[1]
+        assert rotation_number(run).locked == locked

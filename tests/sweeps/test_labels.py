@@ -82,16 +82,17 @@ def test_evidence_of_another_classifier_is_not_re_decided(classified):
 
 
 TORUS_RUN = tiny_text(num=4, steps=300_000, transient=200_000, lyapunov=0, chunk=2).replace(
-    "beta_o = { start = 1.0, stop = 2.6, num = 4 }", "beta_o = [1.244, 0.5, 1.247, 1.26]").replace(
+    "beta_o = { start = 1.0, stop = 2.6, num = 4 }", "beta_o = [1.244, 0.5, 1.247, 1.26, 1.2502562]").replace(
     'observables = ["mo_se", "att"]', 'observables = ["mo_se"]').replace("lyapunov = 0\n", "")
 
 
 @pytest.mark.integration      # an in-process Dask cluster
-def test_the_results_carry_each_toruss_rotation_number(tmp_path):
+def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fraction(tmp_path):
     # two independent measurements of one number: the sweep's, q times the torus generator the classifier found
     # in the spectral lines of mo_se, and meanfield.rotation_number's angle average on the attention rows of a
     # run of its own (measured 7e-9 to 1.2e-8 apart: the lines' precision, ≈ 1e-9 cycles per sample, times q = 4);
-    # NaN where there is no torus (β_o = 0.5 rests on its fixed point)
+    # NaN where there is no torus (β_o = 0.5 rests on its fixed point); inside the 1:4 tongue (β_o = 1.2502562) the
+    # 16-step cycle is locked at exactly 1/4, as the angle average of a run of its own says
     from meanfield.sweeps.results.dataset import sweep_results
     path = tmp_path / "torus.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
@@ -102,3 +103,8 @@ def test_the_results_carry_each_toruss_rotation_number(tmp_path):
     for beta in (1.244, 1.247, 1.26):
         angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000, progress=False))
         assert rotation[beta] == pytest.approx(angles.number, abs=1e-7)
+    locked = {b: (int(p), int(k)) for b, p, k in zip(ds["beta_o"].values.tolist(), ds["lock_p"].values,
+                                                    ds["lock_k"].values)}
+    angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000, progress=False))
+    assert rotation[1.2502562] == 0.25 and locked[1.2502562] == angles.locked == (1, 4)
+    assert all(locked[b] == (0, 0) for b in (1.244, 0.5, 1.247, 1.26))

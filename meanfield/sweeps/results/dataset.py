@@ -11,7 +11,7 @@ import numpy as np
 from ...analysis import LABELS, MISSING, Thresholds
 from ..store import open_run, read_refinements
 from ..store.schema import label_flags
-from .labels import decide_points, point_labels, torus_rotations
+from .labels import decide_points, point_labels, rotations
 from .refine import class_names, transitions
 
 #: Datasets of a refinement round carried into the Dataset (as ``refined_<name>``, first dimension ``refined``).
@@ -23,8 +23,9 @@ def sweep_results(path, thresholds: Thresholds = Thresholds()):
 
     Besides every stored variable (lazy, as :func:`meanfield.open_run` gives them), it holds ``label`` (codes into
     :data:`meanfield.analysis.LABELS`, CF flags, -1 where not computed) and ``period`` (-1: none) over the grid,
-    decided by ``thresholds``, and ``rotation``, the rotation number of a quasi-periodic point's torus
-    (:func:`~meanfield.sweeps.results.labels.torus_rotations`); the attribute ``thresholds`` (JSON). A 1-D sweep
+    decided by ``thresholds``, and ``rotation``, the rotation number of a quasi-periodic point's torus or p/k of a
+    cycle locked on one, with ``lock_p`` and ``lock_k`` (:func:`~meanfield.sweeps.results.labels.rotations`); the
+    attribute ``thresholds`` (JSON). A 1-D sweep
     also holds its refinement rounds' points along the dimension ``refined`` (``refined_value``, ``refined_label``,
     ``refined_period``, ``refined_hist``, ``refined_band_values``) and the transitions between neighbouring points
     of different classes, grid and rounds together, along ``transition`` (``transition_low``, ``transition_high``,
@@ -34,8 +35,11 @@ def sweep_results(path, thresholds: Thresholds = Thresholds()):
     codes, periods = point_labels(path, thresholds)
     ds["label"] = (axes, codes, label_flags(LABELS))
     ds["period"] = (axes, periods, {"long_name": "period of the periodic label (-1: none)"})
-    ds["rotation"] = (axes, torus_rotations(ds, codes), {
-        "long_name": "rotation number of the torus per forcing period, folded to [0, 1/2] (NaN: no torus)"})
+    rotation, lock_p, lock_k = rotations(ds, codes, periods)
+    ds["rotation"] = (axes, rotation, {"long_name": "rotation number of the torus per forcing period, folded to "
+                                                    "[0, 1/2]; p/k on a locked cycle (NaN: neither)"})
+    ds["lock_p"] = (axes, lock_p, {"long_name": "p of a cycle locked at p/k on an invariant circle (0: not locked)"})
+    ds["lock_k"] = (axes, lock_k, {"long_name": "k of a cycle locked at p/k on an invariant circle (0: not locked)"})
     ds.attrs["thresholds"] = json.dumps(thresholds.__dict__, default=str)
     if len(axes) != 1:
         return ds

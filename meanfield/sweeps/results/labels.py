@@ -75,21 +75,26 @@ def point_labels(path, thresholds: Thresholds = Thresholds()):
     return codes, periods
 
 
-def torus_rotations(ds, codes: np.ndarray) -> np.ndarray:
-    """The rotation number (turns per forcing period, folded to [0, 1/2]) of every grid point labelled
-    ``quasi_periodic`` with one torus generator: q times the generator the classifier measured from the spectral
-    lines (``frequency1``, cycles per sample folded to [0, 1/(2q)], docs/classification.md §4) — the quantity
-    :func:`meanfield.rotation_number` measures from the orbit's angles. NaN elsewhere, and everywhere when the
-    Dataset ``ds`` holds no evidence of today's classifier."""
-    out = np.full(codes.shape, np.nan)
+def rotations(ds, codes: np.ndarray, periods: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rotation, lock_p, lock_k) of every grid point: the rotation number (turns per forcing period q, folded to
+    [0, 1/2]) of a point labelled ``quasi_periodic`` with one torus generator — q times the generator the
+    classifier measured from the spectral lines (``frequency1``, docs/classification.md §4), the quantity
+    :func:`meanfield.rotation_number` measures from the orbit's angles — and of a ``periodic`` point whose cycle
+    is locked on an invariant circle, p/k exactly (:func:`meanfield.analysis.rotation.locked_rotation`), with p and
+    k (k = period / gcd(period, q) points of the q-step map; 0 where not locked). NaN (and 0) elsewhere, and
+    everywhere when the Dataset ``ds`` holds no evidence of today's classifier."""
+    rotation, p, k = np.full(codes.shape, np.nan), np.zeros(codes.shape, np.int64), np.zeros(codes.shape, np.int64)
     if "evidence" not in ds or tuple(ds["evidence_key"].values.tolist()) != EVIDENCE:
-        return out
+        return rotation, p, k
     evidence = ds["evidence"]
     frequency, dim, q = (evidence.sel(evidence_key=key).values for key in ("frequency1", "torus_dim",
                                                                           "forcing_period"))
     torus = (codes == label_code("quasi_periodic")) & (dim == 1)
-    out[torus] = frequency[torus] * q[torus]
-    return out
+    locked = (codes == label_code("periodic")) & np.isfinite(frequency)
+    rotation[torus | locked] = (frequency * q)[torus | locked]
+    k[locked] = periods[locked] // np.gcd(periods[locked], q[locked].astype(np.int64))
+    p[locked] = np.rint(rotation[locked] * k[locked]).astype(np.int64)
+    return rotation, p, k
 
 
 def analyze(path, thresholds: Thresholds = Thresholds(), write: bool = True, transitions=None) -> dict:
