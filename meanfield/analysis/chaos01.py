@@ -18,12 +18,12 @@ The mean of ``φ`` is removed first; this makes their oscillatory correction ter
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from scipy import fft
 
 from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
+from meanfield.kernels.cache import cached_jit
 
 C_RANGE = (np.pi / 5, 4 * np.pi / 5)
 """Interval of the random frequencies c (Gottwald & Melbourne 2009, §4)."""
@@ -115,7 +115,7 @@ def band_count(x: np.ndarray, max_bands: int = 64) -> int:
     return int(_largest_disjoint_phases(np.ascontiguousarray(arr), int(max_bands)))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _largest_disjoint_phases(x: np.ndarray, max_bands: int) -> int:
     """:func:`band_count`'s search, compiled: for p = max_bands .. 2, the range of each phase x[j::p] over the
     first ⌊n/p⌋·p samples, sorted by its minimum; p when each range ends below the next one's start."""

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from meanfield.analysis.fingerprint import FIXED_POINT_EXTENT, Fingerprints, measure_distance
 from meanfield.errors import AnalysisError
+from meanfield.kernels.cache import cached_jit
 
 CYCLE_RTOL = 1e-4
 """Point sets of one cycle agree to the period residual (≤ 1e-8 s, :func:`fingerprint`); distinct cycles of a
@@ -65,7 +65,7 @@ class Grouping:
         return int(np.sum(self.assignment < 0))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _hausdorff(points: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Hausdorff distance (max norm over features) between one (p, F) point set and each of (m, q, F)
     candidates: the larger of the two directed distances, each the largest over one set's points of the
@@ -84,7 +84,7 @@ def hausdorff(a: np.ndarray, b: np.ndarray) -> float:
     return float(max(_directed(a, b), _directed(b, a)))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _directed(a: np.ndarray, b: np.ndarray) -> float:
     """max over the points of ``a`` of the min over the points of ``b`` of max_f |a_f - b_f| (NaN propagates)."""
     largest = 0.0

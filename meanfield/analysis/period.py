@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
+from meanfield.kernels.cache import cached_jit
 
 PREFILTER_SAMPLES = 16
 """Trailing samples that must recur at a lag before the lag is examined over the whole series."""
@@ -59,7 +59,7 @@ class Cycle:
 NO_CYCLE = Cycle(None, 0.0, float("nan"), 0.0, None)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def column_ranges(window: np.ndarray) -> tuple:
     """Per-feature minima and maxima of ``window`` (time, features) in one pass (numpy's reductions along
     the time axis of a C-ordered array take several times longer)."""
@@ -81,7 +81,7 @@ def lag_residual(y: np.ndarray, p: int) -> np.ndarray:
     return _lag_residual(np.ascontiguousarray(y, dtype=np.float64), int(p))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _lag_residual(y: np.ndarray, p: int) -> np.ndarray:
     out = np.empty(max(y.shape[0] - p, 0))
     for t in range(out.size):
@@ -92,7 +92,7 @@ def _lag_residual(y: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _geometric_decay(e: np.ndarray, floor: float, end_tol: float, decades: float, r2_min: float) -> float:
     """Decades of decay when the residual's envelope (suffix maximum) falls geometrically to ``end_tol`` or
     below, else 0. Geometric = log-envelope linear in time (least squares) with R² ≥ ``r2_min``: an approach
@@ -124,7 +124,7 @@ def _geometric_decay(e: np.ndarray, floor: float, end_tol: float, decades: float
     return drop if 1.0 - resid / total >= r2_min else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _residual_summary(y: np.ndarray, p: int, floor: float) -> tuple:
     """(first sample from which the lag-p residual stays at or below ``floor``, its largest value, its last
     value) in one pass without storing it: most lags of a slowly drifting series fail on these alone."""
@@ -144,7 +144,7 @@ def _residual_summary(y: np.ndarray, p: int, floor: float) -> tuple:
 _REJECTED = (0, 0.0, 0.0, 0.0, -1)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _cycle_at(y: np.ndarray, p: int, floor: float, end_tol: float, decades: float, r2_min: float,
               step_max: float) -> tuple:
     """The cycle of lag p, as (p, repeats, residual, decay, settled sample or −1 while converging), if its
@@ -196,7 +196,7 @@ ROUNDING_ULPS = 1e4
 _EPS = float(np.finfo(np.float64).eps)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def rounding_floor(magnitude: float, extent: float, rtol: float) -> float:
     """The residual at which a cycle counts as repeating (docs/classification.md §2): ``rtol`` of the
     magnitude M = max |x| (float64 rounding amplified by the map), but never more than :data:`EXTENT_RTOL`
@@ -209,7 +209,7 @@ def rounding_floor(magnitude: float, extent: float, rtol: float) -> float:
     return max(min(rtol * magnitude, max(rtol, EXTENT_RTOL) * extent), ROUNDING_ULPS * _EPS * magnitude)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _recurs_at_end(y: np.ndarray, p: int, samples: int, tol: float) -> bool:
     """Whether each of the last ``samples`` samples recurs within ``tol`` (every feature) at lag p."""
     n = y.shape[0]
@@ -220,7 +220,7 @@ def _recurs_at_end(y: np.ndarray, p: int, samples: int, tol: float) -> bool:
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _find_cycle(y: np.ndarray, rtol: float, converged_rtol: float, decades: float, r2_min: float,
                 limit: int) -> tuple:
     """:func:`find_cycle` on a C-ordered (time, features) float64 series with lags up to ``limit`` ≤ n/2, as
@@ -271,7 +271,7 @@ def _find_cycle(y: np.ndarray, rtol: float, converged_rtol: float, decades: floa
     return 0, 0.0, np.nan, 0.0, -1
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def ensemble_periods(tails: np.ndarray, window: int, rtol: float, converged_rtol: float, decades: float,
                      r2_min: float, limit: int) -> np.ndarray:
     """The period (0: none) that :func:`find_cycle` finds, with lags up to ``limit`` (≤ window/2), on the last

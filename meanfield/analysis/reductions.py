@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from meanfield.kernels.cache import cached_jit
 
 from ..errors import AnalysisError
 from .sections import TABLE_LEVELS, count_codes, level_codes
@@ -29,7 +30,7 @@ def bin_edges(spec) -> np.ndarray:
     return np.linspace(lo, hi, spec.bins + 1)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: np.ndarray) -> None:
     """Add every value of ``series`` (time, features) to ``out[feature, bin]``: bin b holds lo + b·Δ <= v <
     lo + (b+1)·Δ, the top edge included in the last bin, values outside ``y_range`` not counted; the bin of v is
@@ -46,7 +47,7 @@ def _bin_counts(series: np.ndarray, lo: float, hi: float, per_unit: float, out: 
                 out[f, int(position)] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _reduce_chunk(records, lo, hi, per_unit, scale, levels, pairs, tol, hist, distinct, bands) -> None:
     """:func:`reduce_points` of every finite point of ``records`` (n, rows, M) into the output arrays: the
     histogram (:func:`_bin_counts`), the distinct level codes of every feature

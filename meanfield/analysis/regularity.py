@@ -17,11 +17,11 @@ chaotic case).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
+from meanfield.kernels.cache import cached_jit
 
 
 def bump_weights(n: int) -> np.ndarray:
@@ -71,7 +71,7 @@ def column_means(y: np.ndarray) -> np.ndarray:
     return _sums_in_time_order(y) / y.shape[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _sums_in_time_order(y: np.ndarray) -> np.ndarray:
     total = y[0].copy()
     for t in range(1, y.shape[0]):

@@ -15,11 +15,11 @@ Two kinds of section are offered:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.errors import AnalysisError
+from meanfield.kernels.cache import cached_jit
 
 REFERENCE_LEVELS = 5001
 """Number of quantisation levels of the reference's Poincaré filter and periodic heuristic (docs/model.md §7.1)."""
@@ -61,7 +61,7 @@ def quantise(values: np.ndarray, max_y: float, levels: int = REFERENCE_LEVELS) -
     return level_codes(v.ravel(), float(max_y), int(levels)).reshape(v.shape)
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def level_codes(values: np.ndarray, max_y: float, levels: int) -> np.ndarray:
     """:func:`quantise`'s level indices of finite 1-D ``values`` without the checks (compiled callers)."""
     return (levels * (values / max_y + 1.0) / 2.0).astype(np.int64)
@@ -108,7 +108,7 @@ def distinct_count(x: np.ndarray, max_y: float = 1.0, levels: int = REFERENCE_LE
     return int(count_codes(codes, int(levels)))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def count_codes(codes: np.ndarray, levels: int) -> int:
     """Number of distinct ``codes`` (:func:`quantise`'s): those in 0 .. levels marked in a table, the rare
     ones outside sorted."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.analysis.period import PREFILTER_SAMPLES, column_ranges, lag_residual, rounding_floor
+from meanfield.kernels.cache import cached_jit
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class NearCycle:
 NO_NEAR_CYCLE = NearCycle(None, float("nan"), float("nan"), float("nan"))
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_jit(nogil=True)
 def _subseries_spread(y: np.ndarray, p: int) -> float:
     """Largest peak-to-peak, over the phases j < p and the features, of the sub-series y[j::p]."""
     best = 0.0

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit
+from numba import get_num_threads
 from numba.core.compiler import Compiler
 
 from ..model.layout import (
@@ -58,6 +58,7 @@ from ..model.layout import (
 )
 from ..model.layout import controlled as is_controlled
 from . import lane_math
+from .cache import cached_jit
 from .step import Steps, build_steps
 
 #: Lanes per tile, measured (one core, paper model): 64 beats 32 by 10-25 %, 128 gains nothing more, 16 loses
@@ -105,13 +106,13 @@ class NoAliasCompiler(Compiler):
 
 
 def _cached(tag, **options):
-    """``njit(cache=True, error_model="numpy", ...)`` with a process-independent uuid (module docstring). The
+    """``cached_jit(error_model="numpy", ...)`` (:mod:`.cache`) with a process-independent uuid (module docstring). The
     tag (shape and math library) also goes into the function's qualified name: numba's symbol for a cached
     function is that name plus a per-process counter, so two builds loaded from the cache into one process
     would otherwise share symbols and call each other's code."""
     def decorate(function):
         function.__qualname__ = f"{function.__qualname__}[{tag}]"
-        dispatcher = njit(cache=True, error_model="numpy", **options)(function)
+        dispatcher = cached_jit(error_model="numpy", **options)(function)
         dispatcher._set_uuid(f"meanfield.kernels.cpu:{function.__qualname__}:{_DIGEST}")
         return dispatcher
     return decorate

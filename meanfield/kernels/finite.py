@@ -27,10 +27,8 @@ numbers across points).
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-# Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
-# a change of the indices in model/layout.py, touch this file (or clear the cache, kernels/cache.py) to recompile.
 from ..model.layout import (
     F_K,
     F_O,
@@ -48,6 +46,10 @@ from ..model.layout import (
     P_W,
 )
 
+# Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
+# a change of the indices in model/layout.py, touch this file (or clear the cache, kernels/cache.py) to recompile.
+from .cache import cached_jit
+
 SAMPLER_BITS, SAMPLER_BINOMIAL, SAMPLER_EXPECTATION = 0, 1, 2
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -62,7 +64,7 @@ INVERSION_LIMIT = 10.0
 STIRLING_FROM = 100
 
 
-@njit(cache=True)
+@cached_jit()
 def mix64(z):
     """SplitMix64 finalizer: a bijection of 64-bit words with full avalanche."""
     z = (z ^ (z >> np.uint64(30))) * MIX1
@@ -70,20 +72,20 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@cached_jit()
 def child_key(key, index):
     """Key of child ``index`` (>= 0) of ``key``: SplitMix64 output number ``index`` of the stream ``key``."""
     return mix64(key + (np.uint64(index) + np.uint64(1)) * GOLDEN)
 
 
-@njit(cache=True)
+@cached_jit()
 def unit(key, index):
     """Uniform number in the open interval (0, 1) with 52 random bits: (⌊z/2^12⌋ + 1/2)·2^-52, z =
     ``child_key(key, index)`` (exact in float64, so never 0 or 1)."""
     return (np.float64(child_key(key, index) >> np.uint64(12)) + 0.5) * UNIT
 
 
-@njit(cache=True)
+@cached_jit()
 def bit_threshold(p):
     """The integer T with ⌊z/2^12⌋ < T exactly when (⌊z/2^12⌋ + 1/2)·2^-52 < p, i.e. when :func:`unit` < p:
     T = ⌊x⌋ + [x - ⌊x⌋ > 1/2] with x = p·2^52 (exact). Lets the per-bit loop compare integers."""
@@ -92,7 +94,7 @@ def bit_threshold(p):
     return np.uint64(whole + (1 if x - whole > 0.5 else 0))
 
 
-@njit(cache=True)
+@cached_jit()
 def stirling_tail(k):
     """log k! - [(k + 1/2) log(k + 1) - (k + 1) + log √(2π)], the remainder of Stirling's formula at k + 1."""
     if k < STIRLING_FROM:
@@ -102,7 +104,7 @@ def stirling_tail(k):
     return (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / 1260.0 / kp1sq) / kp1sq) / kp1
 
 
-@njit(cache=True)
+@cached_jit()
 def binomial_inversion(n, p, key, counter):
     """K ~ Binomial(n, p) by sequential inversion of the CDF (p <= 1/2, n·p small); returns (K, counter).
 
@@ -125,7 +127,7 @@ def binomial_inversion(n, p, key, counter):
             return k, counter
 
 
-@njit(cache=True)
+@cached_jit()
 def binomial_btrs(n, p, key, counter):
     """K ~ Binomial(n, p) by Hörmann's transformed rejection with squeeze, BTRS (J. Stat. Comput. Simul.
     46, 1993), for p <= 1/2 and n·p >= 10; returns (K, counter).
@@ -163,7 +165,7 @@ def binomial_btrs(n, p, key, counter):
             return k, counter
 
 
-@njit(cache=True)
+@cached_jit()
 def binomial_minority(n, mean, key, counter):
     """Number of spins against the sign of ``mean`` among n independent ±1 spins of mean ``mean``.
 
@@ -178,7 +180,7 @@ def binomial_minority(n, mean, key, counter):
     return binomial_btrs(n, p, key, counter)
 
 
-@njit(cache=True)
+@cached_jit()
 def class_spin_sums(patterns, counts, offsets, beta, att, sampler, step_key, sums):
     """sums[c] = sum of the n_c spins of column class c given the attention output ``att`` (docs/model.md §6.1).
 
@@ -209,7 +211,7 @@ def class_spin_sums(patterns, counts, offsets, beta, att, sampler, step_key, sum
             sums[c] = 2 * plus - n
 
 
-@njit(parallel=True, cache=True)
+@cached_jit(parallel=True)
 def run_network(patterns, counts, n_bits, pe_dot, x0_semantic, x0_pe, params, seed, replicas, steps,
                 sampler, out):
     """Simulate ``replicas`` networks at every parameter point; out[point, replica, t, observable, a].

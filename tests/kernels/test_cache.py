@@ -53,3 +53,40 @@ def test_numba_imported_first_still_caches_there(tmp_path):
     out = run_child(tmp_path, "numba-first", XDG_CACHE_HOME=str(tmp_path / "xdg"))
     assert out["config"] == str(tmp_path / "xdg" / "meanfield" / "numba")
     assert entries(tmp_path / "xdg")
+
+
+COPY_CHILD = """
+import numpy as np
+from meanfield.kernels import cpu
+from meanfield.kernels.finite import mix64
+exp, tanh, log = cpu.MATH_LIBRARIES["lane"](cpu._cached("copies", forceinline=True))
+print(tanh(0.5), mix64(np.uint64(1)))        # a closure whose cells are dispatchers, and a plain function
+"""
+
+
+def test_copies_of_the_package_share_their_compiled_code(tmp_path):
+    """Two copies of the package at different paths (a clone and an install, a test's fresh copy): what the
+    first compiled the second loads, nothing compiled again; a copy whose source differs compiles its own."""
+    import shutil
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + "/meanfield"
+    for copy in ("first", "second", "edited"):
+        shutil.copytree(package, tmp_path / copy / "meanfield", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(tmp_path / "edited" / "meanfield" / "kernels" / "lane_math.py", "a") as handle:
+        handle.write("\n# an edit\n")
+
+    def run(copy):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_DEBUG_CACHE": "1",
+               "PYTHONPATH": str(tmp_path / copy)}
+        done = subprocess.run([sys.executable, "-c", COPY_CHILD], env=env, capture_output=True, text=True,
+                              cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert str(tmp_path / copy) in subprocess.run(
+            [sys.executable, "-c", "import meanfield; print(meanfield.__file__)"], env=env, capture_output=True,
+            text=True, cwd=tmp_path).stdout
+        return done.stdout
+
+    first, second, edited = run("first"), run("second"), run("edited")
+    assert "data saved" in first and "data loaded" not in first
+    assert "data saved" not in second and second.count("data loaded") >= 2
+    assert first.splitlines()[-1] == second.splitlines()[-1]
+    assert "lane_math" in "".join(line for line in edited.splitlines() if "data saved" in line)
