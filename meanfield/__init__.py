@@ -8,7 +8,7 @@ numpy), ``presets``, ``kernels`` (compiled code), ``simulation``, ``periodic_orb
 Dask, the result files), ``studies``, ``plots`` and ``cli``. The names below are the public API.
 """
 # First of all: importing the kernels package points numba's disk cache at the per-user directory
-# (meanfield/kernels/cache.py; that package's __init__ imports nothing compiled, nor numba). numba fixes where a
+# (meanfield/compiled_cache.py; that package's __init__ imports nothing compiled, nor numba). numba fixes where a
 # ``cache=True`` function's machine code goes when the function is defined: every module that defines one is
 # imported after this line.
 from . import kernels  # noqa: F401

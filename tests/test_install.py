@@ -4,7 +4,7 @@ workers that classify the points, the analysis layer's numba functions; the inst
 run files, which run by name from any directory) followed by the test command's install (``pip install -e
 ".[test]"``). The first leaves no compiled code in the installed package, so the second leaves nothing of it
 behind: ``import meanfield``, a Dask sweep on worker processes and ``meanfield info`` work from any
-directory. numba's cache goes to the per-user directory (meanfield/kernels/cache.py, imported first by
+directory. numba's cache goes to the per-user directory (meanfield/compiled_cache.py, imported first by
 meanfield/__init__.py), not into site-packages, where a regular install's leftovers would make ``meanfield`` a
 namespace package that shadows the editable install, and which a cluster often mounts read-only."""
 import json

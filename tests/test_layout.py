@@ -16,7 +16,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
 #: ``meanfield`` is the package's face (__init__, __main__), above everything.
 FLOORS = (
     ("_version",),                      # written by setuptools-scm at install time
-    ("errors", "version", "progress"),
+    ("errors", "version", "progress", "compiled_cache"),
     ("analysis",),
     ("model",),
     ("presets",),
@@ -38,12 +38,12 @@ SWEEPS_FLOORS = (("config",), ("store",), ("execute",), ("results",), ("sweeps",
 SWEEPS_FLOOR = {part: level for level, parts in enumerate(SWEEPS_FLOORS) for part in parts}
 #: What the compiled code may import from the package: the model, the errors, and what the CPU and CUDA
 #: reductions share with the generic analysis (one definition of a level code, of a point's reductions).
-KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.analysis.sections",
+KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.compiled_cache", "meanfield.analysis.sections",
                       "meanfield.analysis.reductions")
 #: Third-party packages owned by one place each: module name prefix -> the modules allowed to import it.
 OWNERS = {"h5py": ("meanfield.sweeps.store",), "matplotlib": ("meanfield.plots",)}
-#: What the generic analysis may import from the package.
-ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors")
+#: What the generic analysis may import from the package: itself, the errors, and how compiled code is cached.
+ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors", "meanfield.compiled_cache")
 #: The figures draw Datasets and decide nothing: they read result files through the store and never import the
 #: sweep's execution or the code that decides its labels and transitions (docs/architecture.md).
 PLOTS_MAY_NOT_IMPORT = ("meanfield.sweeps.execute", "meanfield.sweeps.results")

@@ -22,8 +22,8 @@ import numpy as np
 from scipy import fft
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
-from meanfield.kernels.cache import cached_jit
 
 C_RANGE = (np.pi / 5, 4 * np.pi / 5)
 """Interval of the random frequencies c (Gottwald & Melbourne 2009, §4)."""

@@ -28,8 +28,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from meanfield.analysis.fingerprint import FIXED_POINT_EXTENT, Fingerprints, measure_distance
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
-from meanfield.kernels.cache import cached_jit
 
 CYCLE_RTOL = 1e-4
 """Point sets of one cycle agree to the period residual (≤ 1e-8 s, :func:`fingerprint`); distinct cycles of a

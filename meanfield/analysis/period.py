@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
-from meanfield.kernels.cache import cached_jit
 
 PREFILTER_SAMPLES = 16
 """Trailing samples that must recur at a lag before the lag is examined over the whole series."""

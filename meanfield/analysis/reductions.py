@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from meanfield.kernels.cache import cached_jit
+from meanfield.compiled_cache import cached_jit
 
 from ..errors import AnalysisError
 from .sections import TABLE_LEVELS, count_codes, level_codes

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
-from meanfield.kernels.cache import cached_jit
 
 
 def bump_weights(n: int) -> np.ndarray:

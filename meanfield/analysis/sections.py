@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
-from meanfield.kernels.cache import cached_jit
 
 REFERENCE_LEVELS = 5001
 """Number of quantisation levels of the reference's Poincaré filter and periodic heuristic (docs/model.md §7.1)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.analysis.period import PREFILTER_SAMPLES, column_ranges, lag_residual, rounding_floor
-from meanfield.kernels.cache import cached_jit
+from meanfield.compiled_cache import cached_jit
 
 
 @dataclass(frozen=True)

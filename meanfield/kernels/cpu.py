@@ -43,6 +43,7 @@ import numpy as np
 from numba import get_num_threads
 from numba.core.compiler import Compiler
 
+from ..compiled_cache import cached_jit
 from ..model.layout import (
     C_RAW,
     CTRL_ROWS,
@@ -58,7 +59,6 @@ from ..model.layout import (
 )
 from ..model.layout import controlled as is_controlled
 from . import lane_math
-from .cache import cached_jit
 from .step import Steps, build_steps
 
 #: Lanes per tile, measured (one core, paper model): 64 beats 32 by 10-25 %, 128 gains nothing more, 16 loses
@@ -106,7 +106,8 @@ class NoAliasCompiler(Compiler):
 
 
 def _cached(tag, **options):
-    """``cached_jit(error_model="numpy", ...)`` (:mod:`.cache`) with a process-independent uuid (module docstring). The
+    """``cached_jit(error_model="numpy", ...)`` (:mod:`meanfield.compiled_cache`) with a process-independent uuid
+    (module docstring). The
     tag (shape and math library) also goes into the function's qualified name: numba's symbol for a cached
     function is that name plus a per-process counter, so two builds loaded from the cache into one process
     would otherwise share symbols and call each other's code."""

@@ -29,6 +29,7 @@ import math
 import numpy as np
 from numba import prange
 
+from ..compiled_cache import cached_jit
 from ..model.layout import (
     F_K,
     F_O,
@@ -47,9 +48,8 @@ from ..model.layout import (
 )
 
 # Module globals are frozen into the compiled code, and numba's disk cache is keyed on THIS file only: after
-# a change of the indices in model/layout.py, touch this file (or clear the cache, kernels/cache.py) to recompile.
-from .cache import cached_jit
-
+# a change of the indices in model/layout.py, touch this file (or clear the cache, meanfield/compiled_cache.py)
+# to recompile.
 SAMPLER_BITS, SAMPLER_BINOMIAL, SAMPLER_EXPECTATION = 0, 1, 2
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

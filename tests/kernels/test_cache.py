@@ -1,4 +1,4 @@
-"""numba's disk cache lives in a per-user directory, never in the installed package (meanfield/kernels/cache.py):
+"""numba's disk cache lives in a per-user directory, never in the installed package (meanfield/compiled_cache.py):
 NUMBA_CACHE_DIR when the user set it, else $XDG_CACHE_HOME/meanfield/numba; set before any kernel is defined,
 even when numba was imported first. Each check runs in a fresh interpreter, since the setting is made on
 import."""
