@@ -30,7 +30,7 @@ import sys
 import time
 
 from ..sweeps.config.curves import CURVES_KEYS, CurveStudy, parse_curves
-from ..sweeps.execute.curves import compute_curve, task_curves
+from ..sweeps.execute.curves import compute_curve
 from ..sweeps.store.curves import curves_dataset
 from .study_file import finish, journal_path, journal_rows, read_study
 
@@ -54,7 +54,7 @@ def run_curve_study(study: CurveStudy, output: str, progress: bool = True):
     start = time.monotonic()
     with open(journal, "a", encoding="utf-8") as handle:
         for index, task in enumerate(study.tasks):
-            names = task_curves(task)
+            names = task.curves
             if all(n in done for n in names):
                 continue
             for row in compute_curve(study, task):

@@ -50,6 +50,11 @@ class CurveTask:
     period: int | None = None
     interval: tuple | None = None
 
+    @property
+    def curves(self) -> list:
+        """The names of the curves the task gives (a tongue: its two sides)."""
+        return [self.name] if self.what == "curve" else [f"{self.name}.lower", f"{self.name}.upper"]
+
 
 @dataclass(frozen=True)
 class CurveStudy:
@@ -77,8 +82,7 @@ class CurveStudy:
 
     def curve_names(self) -> list:
         """The stored curves' names, in order (a tongue's two sides)."""
-        return [n for t in self.tasks for n in ((t.name,) if t.what == "curve" else
-                                                (f"{t.name}.lower", f"{t.name}.upper"))]
+        return [name for task in self.tasks for name in task.curves]
 
 
 def _keys(table, keys: dict, required: tuple, where: str) -> dict:

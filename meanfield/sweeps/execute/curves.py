@@ -12,7 +12,7 @@ from ..store.curves import curves_done, stored_rows, write_curves, write_rows
 
 
 def _row(name: str, curve, source: str, extra_special=()) -> dict:
-    """One journal line: what the Dataset keeps of a :class:`~meanfield.analysis.Curve`."""
+    """One curve's row: what the Dataset keeps of a :class:`~meanfield.analysis.Curve`."""
     special = [{"kind": p.kind, "values": [float(v) for v in p.values]} for p in curve.special]
     return {"name": name, "source": source, "kind": curve.kind, "period": int(curve.period),
             "values": curve.values.tolist(), "coefficient": [float(c) for c in curve.coefficients],
@@ -42,8 +42,8 @@ def compute_curve(study: CurveStudy, task: CurveTask) -> list:
     if task.what == "tongue":
         tongue = arnold_tongue(model, state, study.parameters, study.interval)
         tip = [] if tongue.tip is None else [{"kind": "tip", "values": [float(v) for v in tongue.tip]}]
-        return [_row(f"{task.name}.lower", tongue.sides[0], "tongue", tip),
-                _row(f"{task.name}.upper", tongue.sides[1], "tongue")]
+        lower, upper = task.curves
+        return [_row(lower, tongue.sides[0], "tongue", tip), _row(upper, tongue.sides[1], "tongue")]
     located = bifurcations(model.replace(**{first: task.locate[0]}), first, task.locate, state=state,
                            period=task.period, transient=0 if task.settle else 20_000)
     points = [p for p in located if task.kind is None or p.kind == task.kind]
@@ -64,7 +64,7 @@ def curves_stage(study: CurveStudy, f, client, *, progress: bool, retries: int, 
     if curves_done(f):
         return
     held = stored_rows(f)
-    todo = [t for t in study.tasks if not all(n in held for n in task_curves(t))]
+    todo = [t for t in study.tasks if not all(n in held for n in t.curves)]
     futures = [client.submit(compute_curve, study, task, retries=retries, pure=False) for task in todo]
     bar = progress_bar(len(futures), f"{study.name}: curves", enabled=progress, unit="task", waiting="computing")
     try:
@@ -79,9 +79,4 @@ def curves_stage(study: CurveStudy, f, client, *, progress: bool, retries: int, 
         bar.close()
 
 
-def task_curves(task: CurveTask) -> list:
-    """The names of the curves a task gives (a tongue: its two sides)."""
-    return [task.name] if task.what == "curve" else [f"{task.name}.lower", f"{task.name}.upper"]
-
-
-__all__ = ["compute_curve", "curves_stage", "task_curves"]
+__all__ = ["compute_curve", "curves_stage"]
