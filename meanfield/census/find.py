@@ -120,6 +120,15 @@ def labelling_runs(system, states: list, steps: int, transient: int, *, lyapunov
     return system.run(states, LABEL_TAILS * (steps - transient), 0, lyapunov=lyapunov, backend=backend)
 
 
+def label_undecided(system, census: Census, steps: int, transient: int, *, lyapunov=False,
+                    backend: str = "cpu") -> Census:
+    """``census`` with each attractor its confirming run left undecided labelled on :func:`labelling_runs`
+    (:func:`.attractor.label_on_longer_runs`)."""
+    run_longer = partial(labelling_runs, system, steps=steps, transient=transient, lyapunov=lyapunov,
+                         backend=backend)
+    return replace(census, attractors=label_on_longer_runs(system, census.attractors, run_longer))
+
+
 def _destinations(targets: np.ndarray) -> np.ndarray:
     """Where each candidate group goes, from the group its representative's confirming run was identified with
     (``targets``, -1: none): itself when it stayed; the group it went on to when that group stayed (a
@@ -249,8 +258,7 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
         return parts[i // chunk].final_state(i % chunk)
     census = decide_unresolved(system, census, final_state, confirm, counted=counted, max_period=max_period,
                                rtol=rtol)
-    census = replace(census, attractors=label_on_longer_runs(system, census.attractors, partial(
-        labelling_runs, system, steps=steps, transient=transient, lyapunov=lyapunov, backend=backend)))
+    census = label_undecided(system, census, steps, transient, lyapunov=lyapunov, backend=backend)
     if not transients:
         return census
     return replace(census, transient=follow_transients(system, census, final_state, steps, transient, transients,

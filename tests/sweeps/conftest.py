@@ -23,11 +23,12 @@ def write_run(tmp_path):
     return write
 
 
-def _wait_for(path, timeout=60):
-    end = time.time() + timeout
+def _wait_for(path, proc):
+    """Until ``proc`` (the scheduler) has written ``path``; RuntimeError if it exits first (a hang is stopped by
+    pytest-timeout, not by a clock here)."""
     while not os.path.exists(path):
-        if time.time() > end:
-            raise TimeoutError(path)
+        if proc.poll() is not None:
+            raise RuntimeError(f"the scheduler exited ({proc.returncode}) before writing {path}")
         time.sleep(0.1)
 
 
@@ -51,7 +52,7 @@ def external_cluster(tmp_path_factory):
                                "--dashboard-address", "127.0.0.1:0", "--scheduler-file", sched_file],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        _wait_for(sched_file)
+        _wait_for(sched_file, procs[0])
         for n in range(2):
             procs.append(subprocess.Popen(
                 [f"{BIN}/dask", "worker", "--scheduler-file", sched_file, "--host", "127.0.0.1", "--nthreads", "1",

@@ -13,16 +13,15 @@ resumed sweep chains exactly what an uninterrupted one would.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 
 import numpy as np
 import xarray as xr
 
 from ...analysis import LABELS
-from ...census.attractor import Attractor, label_on_longer_runs
+from ...census.attractor import Attractor
 from ...census.continuation import continue_censuses
-from ...census.find import Census, census_of, confirm_starts, group_starts, labelling_runs
+from ...census.find import Census, census_of, confirm_starts, group_starts, label_undecided
 from ...census.starts import sample
 from ...census.system import AttentionSystem
 from ...census.transients import follow_transients
@@ -66,9 +65,8 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
                               lyapunov=run.lyapunov or False, backend=run.backend)
             census = decide_unresolved(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
                                             max_period=width, rtol=spec.rtol)
-            census = replace(census, attractors=label_on_longer_runs(at, census.attractors, partial(
-                labelling_runs, at, steps=run.steps, transient=run.transient, lyapunov=run.lyapunov or False,
-                backend=run.backend)))
+            census = label_undecided(at, census, run.steps, run.transient, lyapunov=run.lyapunov or False,
+                                     backend=run.backend)
             if spec.transients:
                 _store_transient(out, p, follow_transients(
                     at, census, lambda i, j=j: batch.final_state(j * n + i), run.steps, run.transient,
