@@ -88,7 +88,7 @@ def share_compiled_code():
     class PackageFunctionCache(caching.FunctionCache):
         """numba's cache of one function; numba keys a closure's entries on a pickle of its cells, in which a
         dispatcher carries its code and so its file's absolute path: here a dispatcher cell is its uuid, which
-        the kernels fix from their names and sources (:mod:`.cpu`)."""
+        the kernels fix from their names and sources (:mod:`meanfield.kernels.cpu`)."""
 
         def _index_key(self, sig, codegen):
             key = super()._index_key(sig, codegen)
