@@ -18,13 +18,18 @@ the package gets the folder ``meanfield.<module>_<hash of its content>``, and a 
 cells with each dispatcher among them named by its uuid (numba pickles a dispatcher's code, absolute path
 included), so copies of the same sources share their machine code and different versions keep theirs apart
 (numba's own check, a hash of the file's content, stays). Functions outside the package (a user's map) are cached
-as numba does.
+as numba does. A compiled function handed to another as an argument (a user's map to the orbit, Newton and
+Lyapunov drivers of :mod:`meanfield.analysis`) is a type of its own in numba's signature, which names the process's
+function object, so numba never finds such an entry again; here it is keyed by the function's module, name, code,
+file and closure instead, and a map compiles its drivers once per version of its file, not once per process.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -70,9 +75,10 @@ def package_cache_subpath(py_file) -> str | None:
 def share_compiled_code():
     """Put the package's locator first among numba's cache locators, once, and return the class of a function's
     cache whose key holds the dispatchers of a closure by their uuid (module docstring). It imports numba."""
-    from numba.core import caching
+    from numba.core import caching, types
     from numba.core.dispatcher import Dispatcher
     from numba.core.serialize import dumps
+    from numba.core.typing import signature
 
     class PackageCacheLocator(caching.UserProvidedCacheLocator):
         """numba's locator for NUMBA_CACHE_DIR, its folder named by :func:`package_cache_subpath`."""
@@ -88,18 +94,62 @@ def share_compiled_code():
     class PackageFunctionCache(caching.FunctionCache):
         """numba's cache of one function; numba keys a closure's entries on a pickle of its cells, in which a
         dispatcher carries its code and so its file's absolute path: here a dispatcher cell is its uuid, which
-        the kernels fix from their names and sources (:mod:`meanfield.kernels.cpu`)."""
+        the kernels fix from their names and sources (:mod:`meanfield.kernels.cpu`). An argument that is a
+        compiled function (a user's map handed to a driver) is keyed by :func:`_function_key`, and an entry
+        loaded for it takes the caller's argument types (numba's would name the saving process's function)."""
 
         def _index_key(self, sig, codegen):
             key = super()._index_key(sig, codegen)
+            args = tuple(_function_key(a.dispatcher) if isinstance(a, types.Dispatcher) else a
+                         for a in _arguments(sig))
             if self._py_func.__closure__ is None:
-                return key
+                return (args,) + key[1:]
             cells = tuple(value._uuid if isinstance(value, Dispatcher) else value
                           for value in (cell.cell_contents for cell in self._py_func.__closure__))
-            return key[:2] + ((key[2][0], hashlib.sha256(dumps(cells)).hexdigest()),)
+            return (args, key[1], (key[2][0], hashlib.sha256(dumps(cells)).hexdigest()))
+
+        def load_overload(self, sig, target_context):
+            compiled = super().load_overload(sig, target_context)
+            if compiled is None or not any(isinstance(a, types.Dispatcher) for a in _arguments(sig)):
+                return compiled
+            return compiled._replace(signature=signature(compiled.signature.return_type, *_arguments(sig)))
+
+        def save_overload(self, sig, data):
+            if all(_function_key(a.dispatcher) is not None for a in _arguments(sig)
+                   if isinstance(a, types.Dispatcher)):
+                super().save_overload(sig, data)
 
     caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
     return PackageFunctionCache
+
+
+def _arguments(sig) -> tuple:
+    """The argument types of a signature numba hands its cache (a tuple of types, or a Signature)."""
+    return tuple(sig.args) if hasattr(sig, "args") else tuple(sig)
+
+
+def _function_key(dispatcher) -> tuple | None:
+    """A compiled function's identity across processes, for the cache entries of the functions it is handed to:
+    its module and name, its options, a hash of its bytecode, of its file's content (the helpers beside it) and of
+    its closure's cells (compiled functions among them by their own keys). None when its file cannot be read or a
+    cell cannot be pickled: such an argument's overloads are never saved. Like numba's own cache, it does not see
+    an edit of a function it calls from another file."""
+    from numba.core.dispatcher import Dispatcher
+    from numba.core.serialize import dumps
+
+    function = dispatcher.py_func
+    try:
+        digest = hashlib.sha256(Path(inspect.getsourcefile(function)).read_bytes())
+        cells = tuple(cell.cell_contents for cell in function.__closure__ or ())
+        keys = tuple(_function_key(cell) if isinstance(cell, Dispatcher) else cell for cell in cells)
+        if any(key is None for key, cell in zip(keys, cells) if isinstance(cell, Dispatcher)):
+            return None
+        digest.update(dumps(keys))
+    except (TypeError, OSError, ValueError, pickle.PicklingError):
+        return None
+    digest.update(function.__code__.co_code)
+    options = repr(sorted(dispatcher.targetoptions.items()))
+    return function.__module__, function.__qualname__, options, digest.hexdigest()
 
 
 def cached_jit(**options):

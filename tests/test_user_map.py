@@ -20,23 +20,23 @@ from .analysis.textbook import henon_jacobian
 from .analysis.textbook import henon_step as henon
 
 
-@numba.njit
+@numba.njit(cache=True)
 def cubic(x, p, out):
     out[0] = p[0] * x[0] - x[0] ** 3
 
 
-@numba.njit
+@numba.njit(cache=True)
 def cubic_jacobian(x, p, out):
     out[0, 0] = p[0] - 3.0 * x[0] ** 2
 
 
-@numba.njit
+@numba.njit(cache=True)
 def line_of_fixed_points(x, p, out):
     out[0] = x[0]
     out[1] = p[0] * x[1]
 
 
-@numba.njit
+@numba.njit(cache=True)
 def line_jacobian(x, p, out):
     out[0, 0] = 1.0
     out[0, 1] = 0.0

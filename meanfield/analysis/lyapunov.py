@@ -21,6 +21,7 @@ import numba as nb
 import numpy as np
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
 
 _OK, _DIVERGED, _DEGENERATE = 0, 1, 2
@@ -48,7 +49,7 @@ class LyapunovResult:
     running_steps: np.ndarray
 
 
-@nb.njit(cache=False)
+@cached_jit()
 def _orthonormalise(y, logs):
     """Gram–Schmidt with re-orthogonalisation on the rows of y (k, n); ln of the norms into logs.
 
@@ -77,7 +78,7 @@ def _orthonormalise(y, logs):
     return _OK
 
 
-@nb.njit(cache=False)
+@cached_jit()
 def _benettin(step, jacobian, params, x0, n_steps, transient, k, n_blocks, n_records):
     n = x0.size
     x = x0.copy()

@@ -23,6 +23,7 @@ import numpy as np
 
 from meanfield.analysis._input import as_series
 from meanfield.analysis.lyapunov import lyapunov_spectrum
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError, ConfigError
 
 #: Blocks of the exponents' standard errors (as the attention model's runs).
@@ -62,7 +63,7 @@ class MapTrajectory:
         return self.states
 
 
-@nb.njit(cache=False)
+@cached_jit()
 def _orbit(step, x0, params, steps, transient, out):
     """Iterate ``steps`` times from ``x0``, writing states transient … steps − 1 into ``out``; returns the
     final state. NaN/inf propagate (the caller sees them)."""

@@ -34,6 +34,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from meanfield.analysis._input import as_series
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
 
 #: Newton stops when the largest residual entry is below TOLERANCE times the orbit's scale max(1, max|x|):
@@ -71,7 +72,7 @@ class PeriodicOrbit:
         return self.points.shape[0]
 
 
-@nb.njit(cache=False)
+@cached_jit()
 def _images(step, jacobian, points, params, images, jacobians):
     for i in range(points.shape[0]):
         step(points[i], params, images[i])

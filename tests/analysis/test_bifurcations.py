@@ -105,11 +105,11 @@ def test_bad_arguments_name_the_argument():
         periodic_orbit(translation_step, translation_jacobian, np.array([0.3]), 1)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def translation_step(x, p, out):
     out[0] = x[0] + 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def translation_jacobian(x, p, out):
     out[0, 0] = 1.0

@@ -76,14 +76,14 @@ def test_henon_two_cycle_flip_curve():
     assert curve.special == []
 
 
-@nb.njit
+@nb.njit(cache=True)
 def skewed_delayed_logistic_step(x, p, out):
     """x' = a x (1 − y) + c (x − y), y' = x: the delayed logistic map plus a term vanishing on the diagonal."""
     out[0] = p[0] * x[0] * (1.0 - x[1]) + p[1] * (x[0] - x[1])
     out[1] = x[0]
 
 
-@nb.njit
+@nb.njit(cache=True)
 def skewed_delayed_logistic_jacobian(x, p, out):
     out[0, 0] = p[0] * (1.0 - x[1]) + p[1]
     out[0, 1] = -p[0] * x[0] - p[1]

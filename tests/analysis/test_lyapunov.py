@@ -62,12 +62,12 @@ def test_stderr_shrinks_with_length(maps):
     assert long.stderr[0] < short.stderr[0] / 3  # ~1/sqrt(N): a factor 10 expected
 
 
-@nb.njit
+@nb.njit(cache=True)
 def _blowup_step(x, p, out):
     out[0] = x[0] * x[0] * 1e10
 
 
-@nb.njit
+@nb.njit(cache=True)
 def _zero_jacobian(x, p, out):
     out[0, 0] = 0.0
 
@@ -93,7 +93,7 @@ def test_bad_input_raises(maps, x0, kw):
         lyapunov_spectrum(*maps.logistic, x0, **args)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def _two_argument_step(x, out):
     out[0] = x[0]
 

@@ -71,13 +71,13 @@ def test_henon_flip_curve_coefficient_in_closed_form():
     assert not any(p.kind == "generalised_period_doubling" for p in curve.special)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def cubic_flip_step(x, p, out):
     """x ↦ −(1 + α)x + x² + b x³, p = (α, b)."""
     out[0] = -(1.0 + p[0]) * x[0] + x[0] * x[0] + p[1] * x[0] ** 3
 
 
-@nb.njit
+@nb.njit(cache=True)
 def cubic_flip_jacobian(x, p, out):
     out[0, 0] = -(1.0 + p[0]) + 2.0 * x[0] + 3.0 * p[1] * x[0] * x[0]
 
@@ -98,7 +98,7 @@ def test_generalised_period_doubling_where_c_changes_sign():
     assert np.abs(gpd[0].values - [0.0, -1.0]).max() <= ROOT
 
 
-@nb.njit
+@nb.njit(cache=True)
 def rotation_step(x, p, out):
     """z ↦ e^{iθ}(1 + α)z + d z|z|² in x = (Re z, Im z), p = (α, θ, Re d, Im d)."""
     r2 = x[0] * x[0] + x[1] * x[1]
@@ -107,7 +107,7 @@ def rotation_step(x, p, out):
     out[1] = s * x[0] + c * x[1] + (p[2] * x[1] + p[3] * x[0]) * r2
 
 
-@nb.njit
+@nb.njit(cache=True)
 def rotation_jacobian(x, p, out):
     r2 = x[0] * x[0] + x[1] * x[1]
     c, s = np.cos(p[1]) * (1.0 + p[0]), np.sin(p[1]) * (1.0 + p[0])

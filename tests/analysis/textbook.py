@@ -22,6 +22,7 @@ import numba as nb
 import numpy as np
 
 from meanfield.analysis import lyapunov_spectrum
+from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
 
 GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
@@ -29,23 +30,23 @@ SILVER = np.sqrt(2.0) - 1.0
 R_PERIOD3 = 1.0 + np.sqrt(8.0)  # onset of the logistic map's period-3 window (Saha & Strogatz 1995)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def logistic_step(x, p, out):
     out[0] = p[0] * x[0] * (1.0 - x[0])
 
 
-@nb.njit
+@nb.njit(cache=True)
 def logistic_jacobian(x, p, out):
     out[0, 0] = p[0] * (1.0 - 2.0 * x[0])
 
 
-@nb.njit
+@nb.njit(cache=True)
 def henon_step(x, p, out):
     out[0] = 1.0 - p[0] * x[0] * x[0] + x[1]
     out[1] = p[1] * x[0]
 
 
-@nb.njit
+@nb.njit(cache=True)
 def henon_jacobian(x, p, out):
     out[0, 0] = -2.0 * p[0] * x[0]
     out[0, 1] = 1.0
@@ -53,18 +54,18 @@ def henon_jacobian(x, p, out):
     out[1, 1] = 0.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def circle_step(x, p, out):
     """Sine circle map θ' = θ + Ω − K/(2π) sin 2πθ (mod 1); p = (Ω, K)."""
     out[0] = (x[0] + p[0] - p[1] / (2.0 * np.pi) * np.sin(2.0 * np.pi * x[0])) % 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def circle_jacobian(x, p, out):
     out[0, 0] = 1.0 - p[1] * np.cos(2.0 * np.pi * x[0])
 
 
-@nb.njit
+@nb.njit(cache=True)
 def henon3_step(x, p, out):
     """Generalised Hénon map (Baier & Klein 1990), 3-D: x' = a − y² − b z, y' = x, z' = y; p = (a, b)."""
     out[0] = p[0] - x[1] * x[1] - p[1] * x[2]
@@ -72,7 +73,7 @@ def henon3_step(x, p, out):
     out[2] = x[1]
 
 
-@nb.njit
+@nb.njit(cache=True)
 def henon3_jacobian(x, p, out):
     out[:, :] = 0.0
     out[0, 1] = -2.0 * x[1]
@@ -81,14 +82,14 @@ def henon3_jacobian(x, p, out):
     out[2, 1] = 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def delayed_logistic_step(x, p, out):
     """Delayed logistic map x' = a x (1 − y), y' = x (Maynard Smith 1968); p = (a,)."""
     out[0] = p[0] * x[0] * (1.0 - x[1])
     out[1] = x[0]
 
 
-@nb.njit
+@nb.njit(cache=True)
 def delayed_logistic_jacobian(x, p, out):
     out[0, 0] = p[0] * (1.0 - x[1])
     out[0, 1] = -p[0] * x[0]
@@ -96,7 +97,7 @@ def delayed_logistic_jacobian(x, p, out):
     out[1, 1] = 0.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def ikeda_step(x, p, out):
     """Ikeda map z' = 1 + u z exp(i (0.4 − 6 / (1 + |z|²))) in real form (Ikeda 1979); p = (u,)."""
     t = 0.4 - 6.0 / (1.0 + x[0] * x[0] + x[1] * x[1])
@@ -105,7 +106,7 @@ def ikeda_step(x, p, out):
     out[1] = p[0] * (x[0] * s + x[1] * c)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def ikeda_jacobian(x, p, out):
     r2 = 1.0 + x[0] * x[0] + x[1] * x[1]
     t = 0.4 - 6.0 / r2
@@ -118,7 +119,7 @@ def ikeda_jacobian(x, p, out):
     out[1, 1] = p[0] * (c + a * dt1)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def rotation2_step(x, p, out):
     """Rigid rotation of the 2-torus (x, y) -> (x + ω1, y + ω2) mod 1 (Kronecker; Katok & Hasselblatt 1995
     §1.4); p = (ω1, ω2). Its Jacobian is the identity: every exponent is exactly 0."""
@@ -126,14 +127,14 @@ def rotation2_step(x, p, out):
     out[1] = (x[1] + p[1]) % 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def rotation2_jacobian(x, p, out):
     out[:, :] = 0.0
     out[0, 0] = 1.0
     out[1, 1] = 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def gopy_step(x, p, out):
     """Quasi-periodically forced map x' = 2σ tanh(x) cos 2πθ, θ' = θ + ω mod 1 (Grebogi, Ott, Pelikan &
     Yorke 1984); p = (σ, ω). σ < 1: the torus x = 0 attracts, λ_x = ln σ; σ > 1: a strange nonchaotic
@@ -142,7 +143,7 @@ def gopy_step(x, p, out):
     out[1] = (x[1] + p[1]) % 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def gopy_jacobian(x, p, out):
     c, s, t = np.cos(2.0 * np.pi * x[1]), np.sin(2.0 * np.pi * x[1]), np.tanh(x[0])
     out[0, 0] = 2.0 * p[0] * (1.0 - t * t) * c
@@ -151,7 +152,7 @@ def gopy_jacobian(x, p, out):
     out[1, 1] = 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def qpf_logistic_step(x, p, out):
     """Quasi-periodically forced logistic map x' = α (1 + ε cos 2πθ) x (1 − x), θ' = θ + ω mod 1 (Heagy &
     Hammel 1994); p = (α, ε, ω)."""
@@ -159,7 +160,7 @@ def qpf_logistic_step(x, p, out):
     out[1] = (x[1] + p[2]) % 1.0
 
 
-@nb.njit
+@nb.njit(cache=True)
 def qpf_logistic_jacobian(x, p, out):
     c, s = np.cos(2.0 * np.pi * x[1]), np.sin(2.0 * np.pi * x[1])
     out[0, 0] = p[0] * (1.0 + p[1] * c) * (1.0 - 2.0 * x[0])
@@ -183,7 +184,7 @@ MAPS = {
 ANGLE_COORDINATE = {"rotation2": None, "gopy": 1, "qpf_logistic": 1}
 
 
-@nb.njit
+@cached_jit()
 def _orbit(step, params, x0, n, transient):
     x = x0.copy()
     nxt = np.empty_like(x)
@@ -201,7 +202,7 @@ def orbit(step, params, x0, n, transient=0):
     return _orbit(step, np.asarray(params, float), np.asarray(x0, float), n, transient)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def circle_rotation_number(omega, k, n=200_000, transient=1000):
     """Rotation number of the sine circle map from its lift, (θ_n − θ_0) / n (error ≤ 1/n)."""
     theta = 0.1

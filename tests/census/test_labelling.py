@@ -14,7 +14,7 @@ from meanfield.census.find import LABEL_TAILS, labelling_runs
 from meanfield.census.system import as_system
 
 
-@numba.njit
+@numba.njit(cache=True)
 def ring(x, p, out):
     """A rotation by 2π ω that contracts onto the unit circle (gain 1 + μ (1 − r²)): an attracting torus."""
     gain = 1.0 + p[1] * (1.0 - (x[0] * x[0] + x[1] * x[1]))
@@ -23,7 +23,7 @@ def ring(x, p, out):
     out[1] = gain * (s * x[0] + c * x[1])
 
 
-@numba.njit
+@numba.njit(cache=True)
 def ring_jacobian(x, p, out):
     gain = 1.0 + p[1] * (1.0 - (x[0] * x[0] + x[1] * x[1]))
     c, s = np.cos(2 * np.pi * p[0]), np.sin(2 * np.pi * p[0])

@@ -35,6 +35,7 @@ def census_at(request):
     return request.param, model, mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, progress=False)
 
 
+@pytest.mark.integration   # long runs: 64 × 40 000-step censuses and 200 000-step runs, with exponents
 def test_every_attractor_is_what_classify_says_of_a_long_run_from_it(census_at):
     beta, model, census = census_at
     assert census.attractors, beta

@@ -11,14 +11,14 @@ from meanfield.errors import ConfigError
 A = 1.5
 
 
-@numba.njit
+@numba.njit(cache=True)
 def cubic_x(x, p, out):
     """x' = a·x − x³ (fixed points ±√(a−1) stable for 1 < a < 2), y' = y/2 (a contracting direction)."""
     out[0] = p[0] * x[0] - x[0] ** 3
     out[1] = 0.5 * x[1]
 
 
-@numba.njit
+@numba.njit(cache=True)
 def cubic_x_jacobian(x, p, out):
     out[0, 0] = p[0] - 3.0 * x[0] ** 2
     out[0, 1] = 0.0

@@ -6,14 +6,14 @@ import meanfield as mf
 from meanfield.census import continue_attractors
 
 
-@numba.njit
+@numba.njit(cache=True)
 def shifted_well(x, p, out):
     """x' = x + 0.2·(x − μ)(1 − (x − μ)²): stable fixed points μ ± 1, their basins' boundary the unstable x = μ."""
     d = x[0] - p[0]
     out[0] = x[0] + 0.2 * d * (1.0 - d * d)
 
 
-@numba.njit
+@numba.njit(cache=True)
 def shifted_well_jacobian(x, p, out):
     d = x[0] - p[0]
     out[0, 0] = 1.0 + 0.2 * (1.0 - 3.0 * d * d)

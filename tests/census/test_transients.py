@@ -11,12 +11,12 @@ from meanfield.census.transients import transient_starts
 from meanfield.errors import ConfigError
 
 
-@nb.njit
+@nb.njit(cache=True)
 def open_tent(x, p, out):
     out[0] = p[0] * min(x[0], 1.0 - x[0]) if x[0] <= 1.0 else 1.5 + 0.5 * (x[0] - 1.5)
 
 
-@nb.njit
+@nb.njit(cache=True)
 def open_tent_jacobian(x, p, out):
     out[0, 0] = 0.5 if x[0] > 1.0 else (p[0] if x[0] < 0.5 else -p[0])
 

@@ -90,3 +90,64 @@ def test_copies_of_the_package_share_their_compiled_code(tmp_path):
     assert "data saved" not in second and second.count("data loaded") >= 2
     assert first.splitlines()[-1] == second.splitlines()[-1]
     assert "lane_math" in "".join(line for line in edited.splitlines() if "data saved" in line)
+
+
+USER_MAPS = """
+import numba
+
+
+@numba.njit(cache=True)
+def logistic(x, p, out):
+    out[0] = RATE * x[0] * (1.0 - x[0])
+
+
+@numba.njit(cache=True)
+def logistic_jacobian(x, p, out):
+    out[0, 0] = RATE * (1.0 - 2.0 * x[0])
+
+
+def scaled(c):
+    @numba.njit(cache=True)
+    def step(x, p, out):
+        out[0] = c * x[0] * (1.0 - x[0])
+
+    @numba.njit(cache=True)
+    def jacobian(x, p, out):
+        out[0, 0] = c * (1.0 - 2.0 * x[0])
+    return step, jacobian
+"""
+
+MAPS_CHILD = """
+import json
+import user_maps
+from meanfield.analysis import lyapunov_spectrum
+from meanfield.analysis.lyapunov import _benettin
+maps = {"module": (user_maps.logistic, user_maps.logistic_jacobian), "3.7": user_maps.scaled(3.7),
+        "3.9": user_maps.scaled(3.9)}
+out = {name: lyapunov_spectrum(step, jacobian, [0.3], 4000, params=[]).exponents[0].hex()
+       for name, (step, jacobian) in maps.items()}
+print(json.dumps({"exponents": out, "hits": sum(_benettin.stats.cache_hits.values()),
+                  "misses": sum(_benettin.stats.cache_misses.values())}))
+"""
+
+
+def test_a_users_maps_compile_their_drivers_once(tmp_path):
+    """A map handed to a driver (here the Lyapunov driver) is keyed by its module, code, file and closure: a second
+    process loads what the first compiled; closures with other constants, and a map whose file changed, get their
+    own entries (numba's own key names the process's function object and never matches again), and an edit of the
+map's file compiles its maps' drivers again."""
+    def run(rate):
+        (tmp_path / "user_maps.py").write_text(f"RATE = {rate}\n" + USER_MAPS)
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-c", MAPS_CHILD], env=env, capture_output=True, text=True,
+                              cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first, second, edited = run(3.7), run(3.7), run(3.8)
+    assert (first["hits"], first["misses"]) == (0, 3) and (second["hits"], second["misses"]) == (3, 0)
+    assert second["exponents"] == first["exponents"]
+    assert first["exponents"]["module"] == first["exponents"]["3.7"] != first["exponents"]["3.9"]
+    assert (edited["hits"], edited["misses"]) == (0, 3)        # every map of the edited file compiles again …
+    assert edited["exponents"]["module"] != first["exponents"]["module"]     # … the edited one at its new rate
+    assert {k: edited["exponents"][k] for k in ("3.7", "3.9")} == {k: first["exponents"][k] for k in ("3.7", "3.9")}

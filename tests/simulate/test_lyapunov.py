@@ -55,6 +55,7 @@ def test_fixed_point_and_periodic_orbit_are_stable():
     assert orbit.lyapunov[0] < -5 * orbit.lyapunov_stderr[0]
 
 
+@pytest.mark.integration   # a long run: 20 000 steps of the numpy map, twice
 def test_leading_exponent_equals_two_trajectory_estimate():
     # Benettin's two-trajectory method on the numpy map, independent of the tangent code. The numpy and
     # kernel orbits separate at rounding level within a few hundred steps (docs/model.md §9), so the two are
