@@ -15,6 +15,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .analysis import Thresholds, find_cycle
 from .analysis import locate_bifurcations as locate_map_bifurcations
@@ -23,7 +24,7 @@ from .analysis.bifurcations import Bifurcation, continue_and_locate
 from .analysis.maps import Map
 from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from
 from .errors import AnalysisError, ConfigError
-from .model.equations import mean_field_step, step_tables
+from .model.equations import mean_field_step
 from .model.layout import map_tables, point_parameters
 from .model.spec import SCALAR_PARAMETERS, Control, ModelSpec
 from .model.state import State
@@ -174,14 +175,17 @@ def periodic_orbit(model: ModelSpec | Map, state: State | None = None, period: i
 
 
 def _distance_envelope(model: ModelSpec, state: State, orbit: PeriodicOrbit, cycles: int) -> float:
-    """max over ``cycles`` periods from ``state`` of the largest entry of A_t − (the orbit's point at t)."""
-    tables = step_tables(model)
-    att, pe = np.asarray(state.att, dtype=np.float64), _pe_window(model, state)
-    largest = 0.0
-    for t in range(cycles * orbit.period):
-        largest = max(largest, float(np.abs(att.ravel() - orbit.points[t % orbit.period]).max()))
-        att, pe, _ = mean_field_step(model, att, pe, tables)
-    return largest
+    """max over ``cycles`` periods from ``state`` (a full window) of the largest entry of A_t − (the orbit's point
+    at t), the windows A_t from the compiled kernel (as :func:`_settle`)."""
+    count, att = cycles * orbit.period, np.asarray(state.att, dtype=np.float64)
+    rows = att[::-1]                                          # oldest first
+    if count > 1:
+        run = simulate_batch(model.replace(control=Control()), count - 1, 0, record=("att",), progress=False,
+                             start=State(att=att, pe=_pe_window(model, state) if model.pe_bits else []))
+        rows = np.concatenate([rows, run.records["att"][0]])
+    windows = sliding_window_view(rows, att.shape[0], axis=0)[:, :, ::-1]      # (count, M, L), newest first
+    flat = windows.transpose(0, 2, 1).reshape(count, -1)
+    return float(np.abs(flat - orbit.points[np.arange(count) % orbit.period]).max())
 
 
 def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int = 100_000) -> PeriodicOrbit | None:

@@ -2,9 +2,10 @@
 same methods as a user's :class:`meanfield.analysis.Map`, so the census, its confirmation and its labels are one
 code path for both.
 
-Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start: the identity series
-is the attention window's newest row, the classifier's series ``mo_se`` (docs/model.md §3), the final states
-are :class:`State`\\ s.
+Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start, skipping the steps of
+exact cycles where the results stay the same bit for bit (:mod:`meanfield.census.exact_cycles`): the identity
+series is the attention window's newest row, the classifier's series ``mo_se`` (docs/model.md §3), the final
+states are :class:`State`\\ s.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
 from ..periodic_orbits import confirm_cycle
 from ..simulation import simulate_batch
+from .exact_cycles import run_skipping_cycles, skips_cycles
 from .starts import sample
 
 
@@ -53,8 +55,14 @@ class AttentionSystem:
         own), the attention row recorded over t = transient … steps − 1, and ``mo_se`` when ``series``; a
         progress bar as :func:`meanfield.simulate_batch` shows it."""
         values = dict(values) if values else {"beta_o": np.full(len(starts), self.model.beta_o)}
+        record = ("att", "mo_se") if series else ("att",)
+        if skips_cycles(self.model, starts, transient, values, lyapunov, backend):
+            records, final_att, final_pe = run_skipping_cycles(self.model, starts, steps, transient, values, record,
+                                                               progress)
+            return SystemRun(records["att"], records.get("mo_se"), None, None,
+                             [State(att=final_att[i], pe=final_pe[i]) for i in range(len(starts))])
         batch = simulate_batch(self.model, steps, transient, parameters=values, start=starts, lyapunov=lyapunov,
-                               record=("att", "mo_se") if series else ("att",), backend=backend, progress=progress)
+                               record=record, backend=backend, progress=progress)
         return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
                          [batch.final_state(i) for i in range(len(starts))])
 

@@ -151,16 +151,15 @@ def control_start(params: np.ndarray, att0: np.ndarray, starts=None) -> np.ndarr
     """
     n_points, n_features = att0.shape[0], att0.shape[2]
     out = np.zeros((n_points, CTRL_STATE_ROWS, n_features))
-    for i in range(n_points):
-        carried = None if starts is None else starts[i].control
-        explicit = params[i, P_REFERENCE:P_REFERENCE + n_features]
-        if carried is not None:
-            out[i] = carried
-            if not np.any(np.isnan(explicit)):
-                out[i, C_REF] = explicit
-            continue
-        out[i, C_REF] = explicit if not np.any(np.isnan(explicit)) else params[i, P_KAPPA] * att0[i, 0]
-        out[i, C_ERR] = out[i, C_REF] - att0[i, 0]
+    explicit = params[:, P_REFERENCE:P_REFERENCE + n_features]
+    has_explicit = ~np.isnan(explicit).any(axis=1)
+    out[:, C_REF] = np.where(has_explicit[:, None], explicit, params[:, P_KAPPA, None] * att0[:, 0])
+    out[:, C_ERR] = out[:, C_REF] - att0[:, 0]
+    for i, start in enumerate(starts or ()):
+        if start.control is not None:
+            out[i] = start.control
+            if has_explicit[i]:
+                out[i, C_REF] = explicit[i]
     return out
 
 
