@@ -81,7 +81,11 @@ def as_ensemble(tails) -> np.ndarray:
 def quantile_summary(samples: np.ndarray, n_quantiles: int = DEFAULT_QUANTILES) -> np.ndarray:
     """(…, Q, F) quantile functions at levels (k + 1/2)/Q of samples (…, T, F) along the time axis: the sorted
     samples interpolated linearly at position level·(T − 1) (numpy's default "linear" quantile), from one sort."""
-    ordered = np.sort(samples, axis=-2)
+    return _sorted_quantiles(np.sort(samples, axis=-2), n_quantiles)
+
+
+def _sorted_quantiles(ordered: np.ndarray, n_quantiles: int) -> np.ndarray:
+    """:func:`quantile_summary` of samples already sorted along the time axis."""
     position = (np.arange(n_quantiles) + 0.5) / n_quantiles * (ordered.shape[-2] - 1)
     below = np.floor(position).astype(np.int64)
     above = np.minimum(below + 1, ordered.shape[-2] - 1)
@@ -113,13 +117,15 @@ def fingerprint(tails, *, max_period: int = 256, thresholds: Thresholds = Thresh
         raise AnalysisError(f"max_period = {max_period} is not allowed: must be >= 1")
     finite = np.isfinite(tails).all(axis=(1, 2))
     safe = np.where(finite[:, None, None], tails, 0.0)
-    magnitude = np.abs(safe).max(axis=(1, 2))
-    extent = (safe.max(axis=1) - safe.min(axis=1)).max(axis=1)
+    ordered = np.sort(safe, axis=1)                      # the quantiles' sort, whose ends are the extremes
+    lowest, highest = ordered[:, 0], ordered[:, -1]
+    magnitude = np.maximum(np.abs(lowest), np.abs(highest)).max(axis=1)
+    extent = (highest - lowest).max(axis=1)
     scale = np.where(extent > FIXED_POINT_EXTENT * magnitude, extent, magnitude)
     scale = np.where(scale > 0, scale, 1.0)                  # the zero fixed point: absolute tolerances
     period = cycle_periods(safe, max_period, thresholds)
     half = tails.shape[1] // 2
-    quantiles = quantile_summary(safe, n_quantiles)
+    quantiles = _sorted_quantiles(ordered, n_quantiles)
     halves = measure_distance(quantile_summary(safe[:, :half], n_quantiles),
                               quantile_summary(safe[:, -half:], n_quantiles))
     nan = np.where(finite, 1.0, np.nan)

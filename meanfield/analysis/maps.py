@@ -14,7 +14,7 @@ block standard errors, and the final states.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -40,7 +40,7 @@ class SystemRun:
     series: np.ndarray
     lyapunov: np.ndarray | None
     lyapunov_stderr: np.ndarray | None
-    finals: list
+    finals: Sequence
 
     def final_state(self, i: int):
         return self.finals[i]

@@ -9,7 +9,7 @@ states are :class:`State`\\ s.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -60,11 +60,11 @@ class AttentionSystem:
             records, final_att, final_pe = run_skipping_cycles(self.model, starts, steps, transient, values, record,
                                                                progress)
             return SystemRun(records["att"], records.get("mo_se"), None, None,
-                             [State(att=final_att[i], pe=final_pe[i]) for i in range(len(starts))])
+                             _FinalStates(lambda i: State(att=final_att[i], pe=final_pe[i]), len(starts)))
         batch = simulate_batch(self.model, steps, transient, parameters=values, start=starts, lyapunov=lyapunov,
                                record=record, backend=backend, progress=progress)
         return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
-                         [batch.final_state(i) for i in range(len(starts))])
+                         _FinalStates(batch.final_state, len(starts)))
 
     def confirm_cycle(self, state: State, period: int) -> PeriodicOrbit | None:
         """The stable period-``period`` cycle that ``state`` is closing in on (:func:`meanfield.confirm_cycle`,
@@ -87,6 +87,21 @@ class AttentionSystem:
         control = None if state.control is None else \
             state.control + radius * rng.choice([-1.0, 1.0], state.control.shape)
         return State(att=att, pe=state.pe, control=control)
+
+
+class _FinalStates(Sequence):
+    """A run's final states, each a :class:`State` built when it is asked for (a census asks for few of them)."""
+
+    def __init__(self, state_of, count: int):
+        self._state_of, self._count = state_of, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> State:
+        if not -self._count <= i < self._count:
+            raise IndexError(i)
+        return self._state_of(i % self._count)
 
 
 def as_system(system):
