@@ -228,7 +228,8 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         Scalar parameters varied over the points (:data:`meanfield.model.spec.SCALAR_PARAMETERS`).
     start : None, State, list of State or ~meanfield.model.state.StartWindows
         None = the model's checkpoint; token starts via :meth:`State.from_token`; many full windows with one
-        PE window as arrays: :class:`~meanfield.model.state.StartWindows`.
+        PE window as arrays: :class:`~meanfield.model.state.StartWindows`. Without ``parameters``, n starts are
+        n points of the model's own parameters.
     lyapunov : bool or int
         False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
         a gain in ``parameters``) or the k leading exponents (:mod:`meanfield.model.run_rules`). Needs a full
@@ -254,6 +255,8 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     selection = _check_record(record)
     record_every = require_int("record_every", record_every, 1)
     params = batch_parameters(model, parameters)
+    if not parameters and isinstance(start, StartWindows | list | tuple) and len(start) > 0:
+        params = np.repeat(params, len(start), axis=0)          # one point per start
     n_exponents = exponent_count(lyapunov, model, parameters or ())
     att0, pe0, depth0, starts = _start_arrays(model, start, params.shape[0])
     ctrl0 = control_start(params, att0, starts)

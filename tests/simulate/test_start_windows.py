@@ -34,3 +34,20 @@ def test_bad_start_windows_are_refused(att, pe, word):
     with pytest.raises(mf.ConfigError, match=word.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
         start = StartWindows(att=att, pe=model.checkpoint.pe if pe is None else pe)
         simulate_batch(model, 10, parameters={"beta_o": np.ones(2)}, start=start, progress=False)
+
+
+def test_a_list_of_starts_without_parameters_is_one_point_per_start():
+    """n starts and no parameter array: n points of the model's own parameters, each what a run from that start
+    alone gives (mf.simulate, bit for bit); a State list and StartWindows alike."""
+    model = mf.presets.paper(beta_o=1.3)
+    rng = np.random.default_rng(5)
+    att, pe = rng.uniform(-1, 1, (5, 4, 3)), model.checkpoint.pe
+    starts = [mf.State(att=a, pe=pe) for a in att]
+    for start in (starts, StartWindows(att=att, pe=pe)):
+        batch = simulate_batch(model, 400, 300, start=start, progress=False)
+        assert batch.records["att"].shape == (5, 100, 3)
+        for i, one in enumerate(starts):
+            alone = mf.simulate(model, 400, 300, start=one, progress=False)
+            np.testing.assert_array_equal(batch.records["att"][i], alone.att)
+    with pytest.raises(mf.ConfigError, match="list of 1 States; got list of length 0"):
+        simulate_batch(model, 10, start=[], progress=False)
