@@ -17,9 +17,10 @@ def data():
 
 # --- tiers (README, "Run the tests") ---------------------------------------------------------------------------
 #: What a test may start, by tier: ``unit`` (the default) no process, no Dask client, no cluster, no long run;
-#: ``integration`` in-process Dask, the command line called in-process and long runs in process; ``system`` subprocesses, clusters, SLURM, the README
-#: and install runs, the CUDA simulator's own process. A test or module says its tier with a marker
-#: (``pytestmark = pytest.mark.system``); ``slow`` is orthogonal (left out of the fast loop).
+#: ``integration`` in-process Dask, the command line called in-process and long runs in process; ``system``
+#: subprocesses, clusters, SLURM, the README and install runs, the CUDA simulator's own process. A test or module
+#: says its tier with a marker (``pytestmark = pytest.mark.system``); ``slow`` is orthogonal (left out of the fast
+#: loop).
 TIERS = ("unit", "integration", "system")
 #: Fixtures that start a cluster of processes for the session (tests/sweeps/conftest.py): their tests are system.
 CLUSTER_FIXTURES = {"external_cluster", "client"}
