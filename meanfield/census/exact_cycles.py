@@ -50,8 +50,7 @@ def run_skipping_cycles(model: ModelSpec, starts: list, steps: int, transient: i
         if check > transient or active.size == 0:
             break
         start = [starts[i] for i in active] if now == 0 else StartWindows(att[active], pe[active[0]])
-        run = simulate_batch(model, check - now, check - now - history, start=start, record=("att",),
-                             parameters={k: np.asarray(v)[active] for k, v in values.items()}, progress=False)
+        run = _run_lanes(model, active, values, start, check - now, check - now - history, ("att",), False)
         att[active], pe[active], clock[active], fresh[active] = run.final_att, run.final_pe, check, False
         now = check
         finite = np.isfinite(run.final_att).all(axis=(1, 2))
@@ -61,6 +60,12 @@ def run_skipping_cycles(model: ModelSpec, starts: list, steps: int, transient: i
         clock[active[jumped]] += (transient - check) // cycle[jumped] * cycle[jumped]
         active = active[finite & ~jumped]
     return _finish(model, starts, steps, transient, values, record, progress, clock, att, pe, fresh)
+
+
+def _run_lanes(model, lanes, values, start, steps, transient, record, progress):
+    """The kernel run of the starts ``lanes`` (from ``start``), each at its own parameter values."""
+    return simulate_batch(model, steps, transient, start=start, record=record, progress=progress,
+                          parameters={k: np.asarray(v)[lanes] for k, v in values.items()})
 
 
 def _exact_periods(rows: np.ndarray, context: int, period: int) -> np.ndarray:
@@ -86,8 +91,7 @@ def _finish(model, starts, steps, transient, values, record, progress, clock, at
         groups.setdefault((bool(fresh[i]), int(clock[i]), pe[i].tobytes()), []).append(i)
     for (is_fresh, at, _), lanes in groups.items():
         start = [starts[i] for i in lanes] if is_fresh else StartWindows(att[lanes], pe[lanes[0]])
-        run = simulate_batch(model, steps - at, transient - at, start=start, record=record, progress=progress,
-                             parameters={k: np.asarray(v)[lanes] for k, v in values.items()})
+        run = _run_lanes(model, lanes, values, start, steps - at, transient - at, record, progress)
         for name in record:
             records[name][lanes] = run.records[name]
         final_att[lanes], final_pe[lanes] = run.final_att, run.final_pe
