@@ -23,6 +23,7 @@ from .model.layout import OBSERVABLES, P_W, batch_parameters
 from .model.spec import ModelSpec, require_int
 from .model.state import State, position_code
 from .model.weights import FEATURES, check_weights, sign_classes
+from .short_repr import short_repr
 from .simulation import simulate_batch
 
 SAMPLERS = ("binomial", "bits")
@@ -30,6 +31,7 @@ SAMPLERS = ("binomial", "bits")
 TABLE_TOLERANCE = 1e-12
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class FiniteWeights:
     """Weights of a network with ``n_bits`` semantic columns: every column of ``semantic`` repeated
@@ -140,6 +142,7 @@ def aligned_start(model: ModelSpec, att) -> State:
     return State(att=att[context:0:-1], pe=np.array(codes).reshape(context, pe_bits))
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class FiniteBatch:
     """Results of :func:`simulate_finite_batch` for n parameter points; rows = finite token index t.
@@ -161,6 +164,7 @@ class FiniteBatch:
     mean_field_start: list
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class FiniteTrajectory:
     """One parameter point of the finite network. ``att``, ``mo``, ``mo_se``, ``mv``, ``mq``, ``mk``: replica

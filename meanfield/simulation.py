@@ -10,17 +10,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis.maps import Map, MapTrajectory
+from .analysis.maps import MapTrajectory
 from .errors import ConfigError
 from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from .model.spec import ModelSpec, require_int
 from .model.state import StartWindows, State
 from .progress import StepWatch, progress_bar
+from .short_repr import short_repr
 
 DEFAULT_BLOCKS = 20
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class BatchRun:
     """What a batch was run with: the model, the parameters varied over its points (name -> (n,) array, as
@@ -33,6 +35,7 @@ class BatchRun:
     record_every: int
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class BatchResult:
     """Results of :func:`simulate_batch` for n points.
@@ -95,6 +98,7 @@ class BatchResult:
         return np.zeros(len(self.final_depth), bool) if self.max_integral is None else ~np.isnan(self.max_integral)
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class Trajectory:
     """One simulated point: observables of shape (rows, M) (None when not recorded), rows = iterations
@@ -321,22 +325,25 @@ def _backend(name):
     return backend(dtype)
 
 
-def simulate(model: ModelSpec | Map, steps: int, transient: int = 0, *, start: State | None = None,
-             lyapunov: bool | int = False, record: str | Sequence[str] = OBSERVABLES, record_every: int = 1,
-             qr_every: int | None = None, n_blocks: int | None = None,
-             backend: str | Callable = "cpu", progress: bool | None = None) -> Trajectory | MapTrajectory:
-    """Simulate one parameter point; see :func:`simulate_batch` for the arguments.
+def simulate(model, steps: int, transient: int = 0, *, start: State | None = None, lyapunov: bool | int = False,
+             record: str | Sequence[str] | None = None, record_every: int | None = None,
+             qr_every: int | None = None, n_blocks: int | None = None, backend: str | Callable | None = None,
+             progress: bool | None = None) -> Trajectory | MapTrajectory:
+    """Simulate one parameter point; see :func:`simulate_batch` for the arguments (an option left None takes
+    :func:`simulate_batch`'s default: every observable, every step, the CPU).
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
-    being iteration transient + t·record_every (docs/model.md §3.2). A user's :class:`~meanfield.analysis.Map`
-    runs by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array; ``lyapunov``; the
-    other options are the attention kernel's).
+    being iteration transient + t·record_every (docs/model.md §3.2). A system
+    (:class:`~meanfield.census.AttentionSystem`, a user's :class:`~meanfield.analysis.Map`) runs itself with
+    the options given: a Map by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array,
+    ``lyapunov``; an option of the attention kernel is refused).
     """
-    if isinstance(model, Map):
-        return model.simulate(steps, transient, start=start, lyapunov=lyapunov)
-    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
-                          record_every=record_every, qr_every=qr_every, n_blocks=n_blocks, backend=backend,
-                          progress=progress).point(0)
+    options = {name: value for name, value in dict(record=record, record_every=record_every, qr_every=qr_every,
+                                                   n_blocks=n_blocks, backend=backend, progress=progress).items()
+               if value is not None}
+    if hasattr(model, "simulate"):         # a system (docs/architecture.md): it runs itself
+        return model.simulate(steps, transient, start=start, lyapunov=lyapunov, **options)
+    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, **options).point(0)
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

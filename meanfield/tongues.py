@@ -27,11 +27,13 @@ import numpy as np
 
 from .analysis.curves import Curve
 from .analysis.rotation import MIN_POINTS, rotation_number
-from .bifurcation_curves import bifurcation_curve, cycle_phase
+from .attention_orbits import cycle_phase, pe_window
+from .bifurcation_curves import bifurcation_curve
+from .census.system import as_system
 from .errors import AnalysisError, ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec, require_interval
 from .model.state import State
-from .periodic_orbits import _pe_window, bifurcations, periodic_orbit
+from .periodic_orbits import bifurcations, periodic_orbit
 from .simulation import simulate
 
 #: Default half-width of the search for the locked cycle's folds along the first parameter.
@@ -68,10 +70,12 @@ class Tongue:
                 f"{len(self.sides[0].values)} and {len(self.sides[1].values)} points, tip {tip})")
 
 
-def _check(model, state, parameters, interval, search) -> tuple[str, str, float, float]:
-    """Every argument checked before any computation: the two parameter names and the interval."""
-    if not isinstance(model, ModelSpec):
-        raise ConfigError(f"model = {model!r} is not allowed: must be a ModelSpec (the attention model)")
+def _check(model, state, parameters, interval, search) -> tuple[ModelSpec, str, str, float, float]:
+    """Every argument checked before any computation: the model, the two parameter names and the interval."""
+    attention = getattr(as_system(model), "model", None)       # a Map has no PE forcing to lock to
+    if attention is None:
+        raise ConfigError(f"model = {model!r} is not allowed: must be the attention model (a ModelSpec)")
+    model = attention
     if not isinstance(state, State):
         raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State on the locked cycle")
     try:
@@ -88,7 +92,7 @@ def _check(model, state, parameters, interval, search) -> tuple[str, str, float,
     if not (isinstance(search, int | float) and math.isfinite(search) and search > 0):
         raise ConfigError(f"search = {search!r} is not allowed: must be a finite number > 0")
     model.replace(**{first: getattr(model, first), second: lo})  # a model that refuses a parameter says so now
-    return first, second, lo, hi
+    return model, first, second, lo, hi
 
 
 #: The two sides' turning points are one tip when they agree within this fraction of the interval's length.
@@ -137,7 +141,7 @@ def arnold_tongue(model: ModelSpec, state: State, parameters=("beta_o", "beta_at
     -------
     ~meanfield.tongues.Tongue
     """
-    first, second, lo, hi = _check(model, state, parameters, interval, search)
+    model, first, second, lo, hi = _check(model, state, parameters, interval, search)
     run = simulate(model, LOCK_POINTS * model.context, start=state, record="att", progress=False)
     rotation = rotation_number(run)
     if rotation.locked is None or rotation.locked[1] < 3:
@@ -282,7 +286,7 @@ def resonance_start(model: ModelSpec, curve: Curve, locked: tuple[int, int], *,
             value, at_second = curve.values[index]
             on_curve = model.replace(**{first: value, second: at_second})
             orbit = curve.points[index]
-            phase, _ = cycle_phase(on_curve, orbit, _pe_window(model, source))
+            phase, _ = cycle_phase(on_curve, orbit, pe_window(model, source))
             nudged = State(att=orbit[0].reshape(model.context, model.n_features) + NUDGE, pe=phase)
             found = _lock_along(on_curve, first, value, nudged, (p, k))
             if found is not None:          # near the tongue's side the run is still closing in: Newton's cycle

@@ -16,14 +16,15 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
 #: ``meanfield`` is the package's face (__init__, __main__), above everything.
 FLOORS = (
     ("_version",),                      # written by setuptools-scm at install time
-    ("errors", "version", "progress", "compiled_cache"),
+    ("errors", "version", "progress", "compiled_cache", "short_repr"),
     ("analysis",),
     ("model",),
     ("presets",),
     ("kernels",),
     ("simulation",),
-    ("periodic_orbits",),                # Newton's start is settled by a run of the kernel
-    ("finite", "census", "bifurcation_curves"),
+    ("attention_orbits",),               # Newton's start is settled by a run of the kernel
+    ("finite", "census"),                # the census holds the attention model's system adapter
+    ("periodic_orbits", "bifurcation_curves"),   # generic: any system, through that adapter
     ("tongues",),                        # traced on the bifurcation curves
     ("sweeps",),
     ("studies",),
@@ -42,8 +43,9 @@ KERNELS_MAY_IMPORT = ("meanfield.model", "meanfield.errors", "meanfield.compiled
                       "meanfield.analysis.reductions")
 #: Third-party packages owned by one place each: module name prefix -> the modules allowed to import it.
 OWNERS = {"h5py": ("meanfield.sweeps.store",), "matplotlib": ("meanfield.plots",)}
-#: What the generic analysis may import from the package: itself, the errors, and how compiled code is cached.
-ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors", "meanfield.compiled_cache")
+#: What the generic analysis may import from the package: itself, the errors, how compiled code is cached and
+#: how results print.
+ANALYSIS_MAY_IMPORT = ("meanfield.analysis", "meanfield.errors", "meanfield.compiled_cache", "meanfield.short_repr")
 #: The figures draw Datasets and decide nothing: they read result files through the store and never import the
 #: sweep's execution or the code that decides its labels and transitions (docs/architecture.md).
 PLOTS_MAY_NOT_IMPORT = ("meanfield.sweeps.execute", "meanfield.sweeps.results")

@@ -6,7 +6,9 @@ The run is made small in two visible ways, nothing else is changed:
 
 * every `meanfield sweep RUN.toml` also gets `--set` overrides (the documented way to change a run file from the
   command line) that shrink the run: at most :data:`STEPS` steps, :data:`POINTS` values per linspace axis,
-  :data:`REPLICAS` finite-N replicas and census starts (the census's longest period cut to half the tail);
+  :data:`REPLICAS` finite-N replicas and census starts (the census's longest period cut to half the tail), and
+  `--workers 1` unless the command says where it computes (one worker process to start instead of one per core:
+  a sweep's results do not depend on its worker count, tests/sweeps/test_dask.py);
 * the README's command that runs the whole test suite (which includes this test) only collects it
   (:data:`SUBSTITUTIONS`).
 
@@ -98,7 +100,9 @@ if args and args[0] == "sweep":
         small["attractors.max_period"] = min(data["attractors"].get("max_period", 256), (steps - transient) // 2)
     if "basins" in data:
         small["basins.resolution"] = {points} ** 2
-    args = args[:1] + [x for k, v in small.items() for x in ("--set", f"{{k}}={{v}}")] + args[1:]
+    where = ("--workers", "--scheduler", "--slurm", "--runner", "--dry-run")
+    one = [] if any(a.split("=")[0] in where for a in args) else ["--workers", "1"]
+    args = args[:1] + [x for k, v in small.items() for x in ("--set", f"{{k}}={{v}}")] + one + args[1:]
 os.execv("{python}", ["{python}", "-m", "meanfield", *args])
 '''
 

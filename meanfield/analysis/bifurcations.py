@@ -2,7 +2,8 @@
 (docs/bifurcations.md §2–§3).
 
 The branch {(x_0 … x_{p−1}, λ) : G(x, λ) = 0} of the multiple-shooting equations (:mod:`.orbits`) is
-followed by pseudo-arclength continuation (Keller 1977): from a point z_k with unit tangent t_k, predict
+followed by pseudo-arclength continuation (Keller 1977; the engine of :mod:`.continuation`, of which
+:class:`OrbitBranch` is a problem): from a point z_k with unit tangent t_k, predict
 z_k + h·t_k and correct by Newton on [G(z) = 0, ⟨t_k, z − z_k⟩ = h]. The arclength parametrisation passes
 folds, where the branch turns back in λ. Arclength is measured in the weighted inner product
 ⟨a, b⟩ = (1/pn) Σ a_x b_x + a_λ b_λ (the state's pn entries count as their mean square), so that a long orbit
@@ -36,6 +37,7 @@ import scipy.sparse as sp
 from scipy.optimize import brentq
 
 from meanfield.analysis._input import as_series
+from meanfield.analysis.continuation import Continuation
 from meanfield.analysis.normal_forms import criticality, normal_form_coefficient
 from meanfield.analysis.orbits import (
     TOLERANCE,
@@ -49,12 +51,14 @@ from meanfield.analysis.orbits import (
     solve,
 )
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 KINDS = ("fold", "period_doubling", "neimark_sacker")
 #: At most this many continuation steps per call (the branch is abandoned beyond it).
 MAX_POINTS = 2000
 
 
+@short_repr
 @dataclass(frozen=True)
 class Bifurcation:
     """A located bifurcation of a periodic orbit.
@@ -115,19 +119,19 @@ def critical_pair(mu: np.ndarray) -> tuple[complex, complex]:
     return mu[i[k]], mu[j[k]]
 
 
-class Branch:
-    """Pseudo-arclength continuation of one orbit branch (module docstring); ``family(value)`` gives the map
-    at parameter ``value`` as an ``evaluate(points) -> (images, jacobians)`` (:func:`.orbits.numba_family`)."""
+class OrbitBranch:
+    """The multiple-shooting equations G(x, λ) = 0 of a period-p orbit along one parameter (module docstring) as
+    a problem of :class:`.continuation.Continuation`: z = (x_0 … x_{p−1}, λ), ``family(value)`` the map at
+    parameter ``value`` as an ``evaluate(points) -> (images, jacobians)`` (:func:`.orbits.numba_family`)."""
 
-    def __init__(self, family, points: np.ndarray, value: float, tol: float = TOLERANCE, on_iterate=None):
-        self.family, self.tol, self.shape = family, tol, points.shape
-        self.on_iterate = (lambda value: None) if on_iterate is None else on_iterate
-        points, _, _, _, _ = newton_orbit(family(value), points, tol)
-        self.z = np.append(points.ravel(), value)
-        self.weights = np.append(np.full(points.size, 1.0 / points.size), 1.0)
+    name = "branch"
+    #: Newton steps of one correction.
+    iterations = 12
 
-    def unit(self, t):
-        return t / np.sqrt(t @ (self.weights * t))
+    def __init__(self, family, shape: tuple[int, int], tol: float = TOLERANCE):
+        self.family, self.shape, self.tol = family, shape, tol
+        size = shape[0] * shape[1]
+        self.weights = np.append(np.full(size, 1.0 / size), 1.0)
 
     def unpack(self, z):
         return z[:-1].reshape(self.shape), z[-1]
@@ -143,34 +147,13 @@ class Branch:
         matrix = sp.hstack([shooting_matrix(jacobians), sp.csc_matrix(d_value)]).tocsc()
         return residuals(points, images).ravel(), matrix, jacobians
 
-    def tangent(self, z, previous):
-        """Unit tangent at z oriented along ``previous`` (a vector, or +1/−1 for the direction of λ)."""
-        _, matrix, _ = self.system(z)
-        row = self.weights * previous if np.ndim(previous) else np.eye(z.size)[-1] * previous
-        rhs = np.zeros(z.size)
-        rhs[-1] = 1.0
-        t = solve(sp.vstack([matrix, sp.csr_matrix(row)]).tocsc(), rhs)
-        if not np.all(np.isfinite(t)):
-            raise AnalysisError("the branch's tangent is undefined (singular extended system)")
-        return self.unit(t)
+    def converged(self, g, z, jacobians) -> bool:
+        """G = 0 to the orbit's tolerance (:data:`.orbits.TOLERANCE` relative to the largest entry)."""
+        return bool(np.abs(g).max() <= self.tol * max(1.0, np.abs(self.unpack(z)[0]).max()))
 
-    def correct(self, z0, t0, s):
-        """The branch point at arclength s from z0 along t0: Newton on [G = 0, ⟨t0, z − z0⟩ = s].
-        Returns (z, jacobians) or None when Newton fails."""
-        z = z0 + s * t0
-        for _ in range(12):
-            self.on_iterate(float(z[-1]))
-            g, matrix, jacobians = self.system(z)
-            points, _ = self.unpack(z)
-            if not np.all(np.isfinite(g)):
-                return None
-            if np.abs(g).max() <= self.tol * max(1.0, np.abs(points).max()):
-                return z, jacobians
-            row = self.weights * t0
-            full = sp.vstack([matrix, sp.csr_matrix(row)]).tocsc()
-            rhs = -np.append(g, row @ (z - z0) - s)
-            z = z + solve(full, rhs)
-        return None
+    def bordered_solve(self, matrix, row, rhs):
+        """[matrix; row]⁻¹ rhs by sparse LU (NaN entries when singular)."""
+        return solve(sp.vstack([matrix, sp.csr_matrix(row)]).tocsc(), rhs)
 
 
 def continue_and_locate(family, points, period: int, interval, resolution: float = 1e-10,
@@ -184,15 +167,17 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
     """
     start, end = (float(v) for v in interval)
     direction = 1.0 if end >= start else -1.0
-    branch = Branch(family, np.asarray(points, dtype=np.float64), start, on_iterate=on_iterate)
-    z = branch.z
+    points, _, _, _, _ = newton_orbit(family(start), np.asarray(points, dtype=np.float64), TOLERANCE)
+    problem = OrbitBranch(family, points.shape)
+    branch = Continuation(problem, on_iterate)
+    z = np.append(points.ravel(), start)
     t = branch.tangent(z, direction)
-    _, _, jacobians = branch.system(z)
+    _, _, jacobians = problem.system(z)
     mu = multipliers(jacobians)
     tests = crossing_indicators(mu)
     h = max_step = abs(end - start) / 20
     min_step = abs(end - start) * 1e-9
-    found, values, orbits, mus = [], [z[-1]], [branch.unpack(z)[0]], [mu]
+    found, values, orbits, mus = [], [z[-1]], [problem.unpack(z)[0]], [mu]
     for _ in range(max_points):
         corrected = branch.correct(z, t, h)
         if corrected is None:
@@ -211,7 +196,7 @@ def continue_and_locate(family, points, period: int, interval, resolution: float
         t = branch.tangent(z_new, t)
         z, mu, tests = z_new, mu_new, tests_new
         values.append(z[-1])
-        orbits.append(branch.unpack(z)[0])
+        orbits.append(problem.unpack(z)[0])
         mus.append(mu)
         if (z[-1] - end) * direction > 0 or (z[-1] - start) * direction < 0:
             break
@@ -237,20 +222,26 @@ def root_on_step(correct, test, z0, t0, h: float, xtol: float):
     return cache[s] if s in cache else correct(z0, t0, s)
 
 
-def _locate(branch: Branch, z0, t0, h, which: int, resolution: float, period: int) -> Bifurcation | None:
+def neutral_saddle(mu: np.ndarray) -> bool:
+    """The critical pair (:func:`critical_pair`) is real: μ_i μ_j = 1 with two real multipliers, no
+    Neimark–Sacker point (module docstring)."""
+    first, _ = critical_pair(mu)
+    return bool(abs(first.imag) <= 1e-8 * max(1.0, abs(first)))
+
+
+def _locate(branch: Continuation, z0, t0, h, which: int, resolution: float, period: int) -> Bifurcation | None:
     """Brent's method on the arclength of one continuation step for the root of test function ``which``."""
     z, jacobians = root_on_step(branch.correct, lambda z, jac: crossing_indicators(multipliers(jac))[which],
                                 z0, t0, h, resolution / 4)
     mu = multipliers(jacobians)
-    points, value = branch.unpack(z)
+    points, value = branch.problem.unpack(z)
     kind = KINDS[which]
     rotation = None
     if kind == "neimark_sacker":
-        first, second = critical_pair(mu)
-        if abs(first.imag) <= 1e-8 * max(1.0, abs(first)):  # a neutral saddle: real pair with product 1
+        if neutral_saddle(mu):
             return None
-        rotation = float(abs(np.angle(first)) / (2 * np.pi))
-    coefficient = normal_form_coefficient(kind, branch.family(value), points, jacobians)
+        rotation = float(abs(np.angle(critical_pair(mu)[0])) / (2 * np.pi))
+    coefficient = normal_form_coefficient(kind, branch.problem.family(value), points, jacobians)
     return Bifurcation(kind=kind, value=float(value), multipliers=mu, period=period, rotation_number=rotation,
                        points=points, coefficient=coefficient)
 

@@ -38,8 +38,10 @@ from meanfield.analysis._input import as_series
 from meanfield.analysis.evidence import EVIDENCE, Thresholds, measure
 from meanfield.analysis.labels import CYCLES, LABELS
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 
+@short_repr
 @dataclass(frozen=True)
 class Classification:
     """Result of :func:`classify`.

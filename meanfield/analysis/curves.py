@@ -20,7 +20,8 @@ real multipliers collide):
 
 MatContM's bordered g (same zero set, better scaled for large p) is not built. Newton's row ∂g/∂z and the
 parameter derivatives are central differences, in 2n evaluations of the cycle (docs/bifurcations.md §8); they do
-not move the converged points. The curve is followed by pseudo-arclength continuation (Keller 1977) in the
+not move the converged points. The curve is followed by pseudo-arclength continuation (Keller 1977; the engine of
+:mod:`.continuation`, of which :class:`ExtendedCurve` is a problem) in the
 weighted inner product of :mod:`.bifurcations`, both ways until α_2 leaves ``interval``; every point carries the
 normal-form coefficient of its kind (:mod:`.normal_forms`).
 
@@ -41,9 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from meanfield.short_repr import short_repr
+
 from ..errors import AnalysisError
 from ._input import as_series
-from .bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators, root_on_step
+from .bifurcations import KINDS, Bifurcation, critical_pair, crossing_indicators, neutral_saddle, root_on_step
+from .continuation import Continuation
 from .defining import defining, defining_gradient
 from .normal_forms import criticality, monodromy, normal_form_coefficient
 from .orbits import TOLERANCE, check_period, multipliers, newton_orbit, numba_family, residuals, shooting_matrix
@@ -63,6 +67,7 @@ DIFFERENCE_BYTES = 2 ** 27
 RESONANCES = {"1:1": 0.0, "1:2": np.pi, "1:3": 2 * np.pi / 3, "1:4": np.pi / 2}
 
 
+@short_repr
 @dataclass(frozen=True)
 class CodimTwo:
     """A codim-2 point on a curve: ``kind`` ("fold_flip", "resonance_1:3", …), ``test`` (the test function
@@ -75,6 +80,7 @@ class CodimTwo:
     points: np.ndarray
 
 
+@short_repr
 @dataclass(frozen=True)
 class Curve:
     """A continued codim-1 curve: ``kind``, ``period``, ``parameters`` (the two indices into ``params``),
@@ -100,20 +106,30 @@ class Curve:
         return [criticality(self.kind, c) for c in self.coefficients]
 
 
-class ExtendedSystem:
-    """[G(x, α); g(x, α)] = 0 and its pseudo-arclength continuation (module docstring); ``family(α)`` gives
-    the map at α = (α_1, α_2) as an ``evaluate(points) -> (images, jacobians)``."""
+class ExtendedCurve:
+    """[G(x, α); g(x, α)] = 0 (module docstring) as a problem of :class:`.continuation.Continuation`:
+    z = (x_0 … x_{p−1}, α_1, α_2), ``family(α)`` the map at α = (α_1, α_2) as an
+    ``evaluate(points) -> (images, jacobians)``; the test functions and normal-form coefficients of its points."""
 
-    def __init__(self, family, kind, shape, tol=TOLERANCE, on_iterate=None):
+    name = "curve"
+    #: Newton steps of one correction (the first :data:`CHORD_STEPS` may be chord steps, which converge linearly).
+    iterations = 15
+
+    def __init__(self, family, kind, shape, tol=TOLERANCE):
         self.family, self.kind, self.shape, self.tol = family, kind, shape, tol
-        self.on_iterate = (lambda value: None) if on_iterate is None else on_iterate
         size = shape[0] * shape[1]
         self.weights = np.append(np.full(size, 1.0 / size), [1.0, 1.0])
 
-    def residual(self, z):
+    def _parts(self, z):
+        """G(z) (flattened), g(z) and the orbit's Jacobians."""
         points = z[:-2].reshape(self.shape)
         images, jacobians = self.family(z[-2:])(points)
         return residuals(points, images).ravel(), float(defining(self.kind, monodromy(jacobians))), jacobians
+
+    def residual(self, z):
+        """F(z) = [G; g] and the orbit's Jacobians (no Jacobian of F: a chord step)."""
+        g_vec, g, jacobians = self._parts(z)
+        return np.append(g_vec, g), jacobians
 
     def _dg_dx(self, z, jacobians):
         """∂g/∂x. g depends on the point x_k only through J_k, and M = A_k J_k B_k with A_k = J_{p−1} ⋯ J_{k+1},
@@ -148,7 +164,7 @@ class ExtendedSystem:
 
     def system(self, z):
         """F(z) = [G; g] and its (pn + 1) × (pn + 2) Jacobian (finite differences where module docstring says)."""
-        g_vec, g, jacobians = self.residual(z)
+        g_vec, g, jacobians = self._parts(z)
         size = g_vec.size
         matrix = np.zeros((size + 1, size + 2))
         matrix[:size, :size] = shooting_matrix(jacobians).toarray()
@@ -158,8 +174,8 @@ class ExtendedSystem:
             plus, minus = z.copy(), z.copy()
             plus[k] += h
             minus[k] -= h
-            gp, sp_, _ = self.residual(plus)
-            gm, sm, _ = self.residual(minus)
+            gp, sp_, _ = self._parts(plus)
+            gm, sm, _ = self._parts(minus)
             matrix[:size, k] = (gp - gm) / (2 * h)
             matrix[size, k] = (sp_ - sm) / (2 * h)
         return np.append(g_vec, g), matrix, jacobians
@@ -185,59 +201,26 @@ class ExtendedSystem:
         tests["chenciner"] = ("l₁", self.coefficient(z, jacobians))
         return tests
 
-    def unit(self, t):
-        return t / np.sqrt(t @ (self.weights * t))
-
-    def tangent(self, z, previous, matrix=None):
-        """Unit tangent at z oriented along ``previous`` (a vector); ``matrix`` the system's Jacobian at z."""
-        matrix = self.system(z)[1] if matrix is None else matrix
-        rhs = np.zeros(z.size)
-        rhs[-1] = 1.0
-        try:
-            t = np.linalg.solve(np.vstack([matrix, self.weights * previous]), rhs)
-        except np.linalg.LinAlgError:
-            raise AnalysisError("the curve's tangent is undefined (singular extended system)") from None
-        return self.unit(t)
-
-    def converged(self, f, z, jacobians):
+    def converged(self, f, z, jacobians) -> bool:
+        """G = 0 to the orbit's tolerance and g = 0 to it relative to Π (1 + |μ_i|), g's scale."""
         scale = max(1.0, np.abs(z[:-2]).max())
         size = np.prod(1 + np.abs(multipliers(jacobians)))
-        return np.abs(f[:-1]).max() <= self.tol * scale and abs(f[-1]) <= self.tol * size
+        return bool(np.abs(f[:-1]).max() <= self.tol * scale and abs(f[-1]) <= self.tol * size)
 
-    def jumped(self, z, predicted, h) -> bool:
-        """The corrector moved z farther than JUMP·h from the predictor (weighted norm): it has left for
-        another curve (docs/bifurcations.md §8); the step is then halved."""
-        d = z - predicted
-        return bool(np.sqrt(d @ (self.weights * d)) > JUMP * h)
-
-    def correct(self, z0, t0, s, chord=None):
-        """The curve point at arclength s from z0 along t0, or None when Newton fails. Given ``chord`` (the
-        system's Jacobian at z0) the first CHORD_STEPS iterations reuse it (the chord method: one evaluation of
-        the cycle per iteration instead of 2n + 5), then Newton proper; the accepted point is the same."""
-        z = z0 + s * t0
-        for iteration in range(15):
-            self.on_iterate(float(z[-1]))
-            if chord is None or iteration >= CHORD_STEPS:
-                f, matrix, jacobians = self.system(z)
-            else:
-                g_vec, g, jacobians = self.residual(z)
-                f, matrix = np.append(g_vec, g), chord
-            if not np.all(np.isfinite(f)):
-                return None
-            if self.converged(f, z, jacobians):
-                return z, jacobians
-            row = self.weights * t0
-            try:
-                z = z + np.linalg.solve(np.vstack([matrix, row]), -np.append(f, row @ (z - z0) - s))
-            except np.linalg.LinAlgError:
-                return None
-        return None
+    def bordered_solve(self, matrix, row, rhs):
+        """[matrix; row]⁻¹ rhs (dense); None when singular."""
+        try:
+            return np.linalg.solve(np.vstack([matrix, row]), rhs)
+        except np.linalg.LinAlgError:
+            return None
 
 
-def _locate(system, z0, t0, h, name, chord) -> tuple[CodimTwo, float]:
+def _locate(curve: Continuation, z0, t0, h, name, chord) -> tuple[CodimTwo, float]:
     """Brent's method on the arclength of one step for the root of codim-2 test ``name``; the point and the
     test's value there."""
-    z, jacobians = root_on_step(lambda *a: system.correct(*a, chord), lambda z, jac: system.tests(z, jac)[name][1],
+    system = curve.problem
+    z, jacobians = root_on_step(lambda *a: curve.correct(*a, chord, CHORD_STEPS),
+                                lambda z, jac: system.tests(z, jac)[name][1],
                                 z0, t0, h, 1e-12)
     formula, value = system.tests(z, jacobians)[name]
     return CodimTwo(kind=name, test=formula, values=z[-2:].copy(), multipliers=multipliers(jacobians),
@@ -255,16 +238,19 @@ def _point(system, z, jacobians, tests=None):
     return z, multipliers(jacobians), np.nan if name is None else tests[name][1]
 
 
-def _trace(system, z, t, interval, max_step, max_points):
+def _trace(curve: Continuation, z, t, interval, max_step, max_points):
     """One direction of the curve from z along t; returns (points as :func:`_point`, special)."""
     lo, hi = min(interval), max(interval)
-    tests = system.tests(z, system.residual(z)[2])
+    system = curve.problem
+    tests = system.tests(z, system.residual(z)[1])
     chord = system.system(z)[1]
     found, special = [], []
     h = max_step
     for _ in range(max_points):
-        corrected = system.correct(z, t, h, chord)
-        if corrected is None or system.jumped(corrected[0], z + h * t, h):
+        corrected = curve.correct(z, t, h, chord, CHORD_STEPS)
+        # a corrector that moved farther than JUMP steps from its predictor has left for another curve
+        # (docs/bifurcations.md §8): the step is halved
+        if corrected is None or curve.distance(corrected[0], z + h * t) > JUMP * h:
             if h <= max_step * 1e-6:
                 break
             h /= 2
@@ -274,7 +260,7 @@ def _trace(system, z, t, interval, max_step, max_points):
         for name, (_, before) in tests.items():
             after = tests_new[name][1]
             if before != 0 and np.isfinite(before) and np.isfinite(after) and np.sign(before) != np.sign(after):
-                point, value = _locate(system, z, t, h, name, chord)
+                point, value = _locate(curve, z, t, h, name, chord)
                 # a coefficient that changes sign through a pole (near the 1:3 resonance) is no root
                 if lo <= point.values[1] <= hi and abs(value) <= 1e-3 * max(abs(before), abs(after)):
                     special.append(point)
@@ -283,12 +269,12 @@ def _trace(system, z, t, interval, max_step, max_points):
             z_new[-1] = lo if z_new[-1] < lo else hi
             hold = np.zeros_like(z_new)
             hold[-1] = 1.0
-            edge = system.correct(z_new, hold, 0.0)
+            edge = curve.correct(z_new, hold, 0.0)
             if edge is not None:
                 found.append(_point(system, *edge))
             break
         chord = system.system(z_new)[1]
-        t = system.tangent(z_new, t, chord)
+        t = curve.tangent(z_new, t, chord)
         z, tests = z_new, tests_new
         found.append(_point(system, z, jacobians, tests))
         h = min(1.5 * h, max_step)
@@ -298,7 +284,7 @@ def _trace(system, z, t, interval, max_step, max_points):
 def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1), max_step: float | None = None,
                 max_points: int = MAX_POINTS, on_iterate=None) -> Curve:
     """The curve of ``kind`` through the cycle ``points`` (p, n) at α = ``values`` (α_1 located), for a map given
-    as a family ``family(α) -> evaluate`` (:class:`ExtendedSystem`); ``interval`` the range of α_2 (checked by
+    as a family ``family(α) -> evaluate`` (:class:`ExtendedCurve`); ``interval`` the range of α_2 (checked by
     the caller), ``parameters`` what :attr:`Curve.parameters` says, ``on_iterate`` called with α_2 at every
     Newton iterate (progress displays). See :func:`continue_curve`."""
     lo, hi = interval
@@ -307,11 +293,12 @@ def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1
     tau = crossing_indicators(multipliers(jacobians))[KINDS.index(kind)]
     if not abs(tau) <= START_TOLERANCE:
         raise AnalysisError(f"start: not a {kind} point (its test function is {tau:.3g}, not 0)")
-    system = ExtendedSystem(family, kind, points.shape, on_iterate=on_iterate)
+    system = ExtendedCurve(family, kind, points.shape)
+    curve = Continuation(system, on_iterate)
     z0 = np.append(points.ravel(), values)
     fix_second = np.zeros_like(z0)
     fix_second[-1] = 1.0
-    corrected = system.correct(z0, fix_second, 0.0)  # Newton with α_2 held at the start's value
+    corrected = curve.correct(z0, fix_second, 0.0)  # Newton with α_2 held at the start's value
     if corrected is None:
         raise AnalysisError("start: the extended system does not converge from this point")
     max_step = (hi - lo) / 25 if max_step is None else float(max_step)
@@ -319,13 +306,13 @@ def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1
     for direction in (-1.0, 1.0):
         seed = np.zeros_like(z0)
         seed[-1] = direction
-        t = system.tangent(corrected[0], seed / system.weights)
-        pieces.append(_trace(system, corrected[0], t, (lo, hi), max_step, max_points))
+        t = curve.tangent(corrected[0], seed / system.weights)
+        pieces.append(_trace(curve, corrected[0], t, (lo, hi), max_step, max_points))
     (down, sp_down), (up, sp_up) = pieces
     zs, mus, coefficients = (np.array(column) for column in zip(*(down[::-1] + [_point(system, *corrected)] + up)))
     neutral = np.zeros(len(zs), dtype=bool)
     if kind == "neimark_sacker":
-        neutral = np.array([abs(critical_pair(m)[0].imag) <= 1e-8 * max(1.0, abs(m[0])) for m in mus])
+        neutral = np.array([neutral_saddle(m) for m in mus])
     return Curve(kind=kind, period=points.shape[0], parameters=tuple(parameters), values=zs[:, -2:],
                  points=zs[:, :-2].reshape(len(zs), *points.shape), multipliers=mus, neutral_saddle=neutral,
                  special=sp_down[::-1] + sp_up, coefficients=coefficients)

@@ -24,6 +24,7 @@ from meanfield.analysis.slow_cycles import near_cycle
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
 from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 #: Evidence keys, in the order a sweep stores them (one float per key; None is stored as NaN).
 EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "max_abs", "amplitude", "window",
@@ -37,6 +38,7 @@ EVIDENCE = ("lambda1", "lambda1_stderr", "lambda2", "lambda2_stderr", "max_abs",
 MOVING_ULPS = 1e3
 
 
+@short_repr
 @dataclass(frozen=True)
 class Thresholds:
     """How the evidence is measured and how a label is decided from it (docs/classification.md gives the

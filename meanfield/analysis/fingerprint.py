@@ -29,6 +29,7 @@ import numpy as np
 from meanfield.analysis.evidence import Thresholds
 from meanfield.analysis.period import ensemble_periods
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 DEFAULT_QUANTILES = 64
 """Quantile levels per feature in a measure summary (a W1 midpoint rule with error ≤ range / (2·64))."""
@@ -37,6 +38,7 @@ FIXED_POINT_EXTENT = 1e-6
 """An extent below this fraction of the magnitude is a fixed point's rounding flicker, not a size."""
 
 
+@short_repr
 @dataclass(frozen=True)
 class Fingerprints:
     """Fingerprints of n tails (see the module docstring).

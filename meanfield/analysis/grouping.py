@@ -30,6 +30,7 @@ from scipy.optimize import linear_sum_assignment
 from meanfield.analysis.fingerprint import FIXED_POINT_EXTENT, Fingerprints, measure_distance
 from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 CYCLE_RTOL = 1e-4
 """Point sets of one cycle agree to the period residual (≤ 1e-8 s, :func:`fingerprint`); distinct cycles of a
@@ -46,6 +47,7 @@ continues one of its neighbour's: attractors move continuously with the paramete
 extent between grid points of a resolved sweep."""
 
 
+@short_repr
 @dataclass(frozen=True)
 class Grouping:
     """Attractors among the starts of one point.

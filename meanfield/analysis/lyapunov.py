@@ -23,10 +23,12 @@ import numpy as np
 from meanfield.analysis._input import as_series
 from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 _OK, _DIVERGED, _DEGENERATE = 0, 1, 2
 
 
+@short_repr
 @dataclass(frozen=True)
 class LyapunovResult:
     """Lyapunov exponents of a map with their uncertainty.

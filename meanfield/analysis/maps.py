@@ -25,11 +25,13 @@ from meanfield.analysis._input import as_series
 from meanfield.analysis.lyapunov import lyapunov_spectrum
 from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError, ConfigError
+from meanfield.short_repr import short_repr
 
 #: Blocks of the exponents' standard errors (as the attention model's runs).
 BLOCKS = 20
 
 
+@short_repr
 @dataclass(frozen=True)
 class SystemRun:
     """What a system's ``run`` returns for n starts: ``states`` (n, T, F) the recorded identity series,
@@ -46,6 +48,7 @@ class SystemRun:
         return self.finals[i]
 
 
+@short_repr
 @dataclass(frozen=True)
 class MapTrajectory:
     """One run of a :class:`Map`: ``states`` (T, d) at iterations transient … steps − 1 (also the classifier's
@@ -77,6 +80,7 @@ def _orbit(step, x0, params, steps, transient, out):
     return x
 
 
+@short_repr
 @dataclass(frozen=True)
 class Map:
     """A map x_{t+1} = F(x_t; p) given by compiled functions (module docstring).
@@ -189,8 +193,15 @@ class Map:
                     pass                                 # a diverging tangent: +inf, the run is divergent
         return SystemRun(recorded, recorded, lam if k else None, err if k else None, finals)
 
-    def simulate(self, steps: int, transient: int = 0, *, start=None, lyapunov: bool | int = False) -> MapTrajectory:
-        """One run from ``start`` (default :attr:`state`), as :meth:`run` (``mf.simulate`` of a Map)."""
+    def simulate(self, steps: int, transient: int = 0, *, start=None, lyapunov: bool | int = False,
+                 **options) -> MapTrajectory:
+        """One run from ``start`` (default :attr:`state`), as :meth:`run` (``mf.simulate`` of a Map). ``options``
+        are :func:`meanfield.simulate`'s other keywords: a Map records its whole state on the CPU in one compiled
+        call, so only their defaults (``backend="cpu"``, no ``progress``) are allowed."""
+        for name, value in options.items():
+            if (name, value) not in (("backend", "cpu"), ("progress", None), ("progress", False)):
+                raise ConfigError(f"{name} = {value!r} is not allowed for a Map: it records its whole state on the "
+                                  "CPU in one compiled call (backend 'cpu', no progress bar)")
         if int(steps) <= int(transient) or int(transient) < 0:
             raise ConfigError(f"transient = {transient!r} is not allowed with steps = {steps!r}: "
                               "0 <= transient < steps")
@@ -199,11 +210,61 @@ class Map:
                              None if run.lyapunov_stderr is None else run.lyapunov_stderr[0], run.finals[0],
                              self.forcing_period)
 
+    def value(self, name: str) -> float:
+        """The value of parameter ``name`` (ConfigError naming the allowed ones)."""
+        self.index(name)
+        return self.parameters[name]
+
+    def orbit_problem(self, state, transient: int, period: int | None, parameter: str | None = None,
+                      value: float | None = None):
+        """Newton's problem for the cycle through (or near) ``state`` (default :attr:`state`) at ``parameter =
+        value`` (default the map as it is), after ``transient`` steps: ``(family, points, period)`` for
+        :mod:`meanfield.analysis.orbits` — the family over ``parameter``, the ``period`` points visited from the
+        settled state, the period given or found by the classifier's cycle criterion (docs/classification.md §2)."""
+        from .orbits import check_period, iterate_points, numba_family
+
+        at = self if parameter is None else self.replace(**{parameter: value})
+        start = at.state if state is None else as_series(state, name="state")
+        if transient:
+            start = at.run([start], int(transient) + 1, int(transient)).states[0, 0]
+        period = _detected_period(at, start) if period is None else check_period(period)
+        params = at.vector()
+        family = numba_family(self.step, self.jacobian, params, None if parameter is None else self.index(parameter))
+        return family, iterate_points(self.step, start, period, params), period
+
+    def curve_family(self, point, names: tuple[str, str], state=None):
+        """``family(α)`` of the map with both parameters ``names`` set to α (a bifurcation curve's problem,
+        docs/bifurcations.md §10); ``point`` and ``state`` are the protocol's (a Map has no forcing phase)."""
+        from .orbits import numba_family
+
+        indices, base = [self.index(name) for name in names], self.vector()
+
+        def family(values):
+            at = base.copy()
+            at[indices] = values
+            return numba_family(self.step, self.jacobian, at)()
+
+        return family
+
     def perturb(self, state, radius: float, seed: int = 0) -> np.ndarray:
         """``state`` moved by ±``radius`` in every coordinate (random signs: a push of one size in every
         direction's share, never a near-zero one by chance)."""
         rng = np.random.Generator(np.random.Philox(np.random.SeedSequence((int(seed), 0))))
         return np.asarray(state, dtype=np.float64) + radius * rng.choice([-1.0, 1.0], self.size)
+
+
+def _detected_period(system: Map, start: np.ndarray, max_period: int = 2000) -> int:
+    """The period the classifier's cycle criterion finds in 2·``max_period`` steps of a Map from ``start``."""
+    from .evidence import Thresholds
+    from .period import find_cycle
+
+    th = Thresholds()
+    cycle = find_cycle(system.run([start], 2 * max_period, 0).states[0], th.period_rtol, th.converged_rtol,
+                       th.converge_decades, th.converge_r2, max_period)
+    if cycle.period is None:
+        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found from this "
+                          "start; pass period= (and a state near the cycle)")
+    return cycle.period
 
 
 __all__ = ["BLOCKS", "Map", "MapTrajectory", "SystemRun"]

@@ -36,6 +36,7 @@ import scipy.sparse.linalg as spla
 from meanfield.analysis._input import as_series
 from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 #: Newton stops when the largest residual entry is below TOLERANCE times the orbit's scale max(1, max|x|):
 #: a few hundred ulps of the points, the level the map's own rounding allows.
@@ -43,6 +44,7 @@ TOLERANCE = 1e-12
 MAX_NEWTON = 40
 
 
+@short_repr
 @dataclass(frozen=True)
 class PeriodicOrbit:
     """A periodic orbit and its multipliers.

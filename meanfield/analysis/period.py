@@ -23,11 +23,13 @@ import numpy as np
 from meanfield.analysis._input import as_series
 from meanfield.compiled_cache import cached_jit
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 PREFILTER_SAMPLES = 16
 """Trailing samples that must recur at a lag before the lag is examined over the whole series."""
 
 
+@short_repr
 @dataclass(frozen=True)
 class Cycle:
     """What :func:`find_cycle` found.

@@ -34,6 +34,7 @@ from meanfield.analysis.period import find_cycle
 from meanfield.analysis.regularity import weighted_birkhoff_average
 from meanfield.analysis.tori import fold
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 #: Consecutive blocks whose averages give the standard error of ρ.
 BLOCKS = 8
@@ -43,6 +44,7 @@ MIN_POINTS = 16 * BLOCKS
 FLAT = 1e-9
 
 
+@short_repr
 @dataclass(frozen=True)
 class Rotation:
     """What :func:`rotation_number` found: ``number`` ρ in [0, 1/2] (turns per forcing period, folded),

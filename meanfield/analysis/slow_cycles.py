@@ -15,8 +15,10 @@ import numpy as np
 from meanfield.analysis._input import as_series
 from meanfield.analysis.period import PREFILTER_SAMPLES, column_ranges, lag_residual, rounding_floor
 from meanfield.compiled_cache import cached_jit
+from meanfield.short_repr import short_repr
 
 
+@short_repr
 @dataclass(frozen=True)
 class NearCycle:
     """What :func:`near_cycle` found.

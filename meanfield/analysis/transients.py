@@ -16,8 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from meanfield.errors import AnalysisError
+from meanfield.short_repr import short_repr
 
 
+@short_repr
 @dataclass(frozen=True)
 class EscapeRate:
     """What :func:`escape_rate` found: ``rate`` κ per step and its standard error ``stderr``; ``lifetime`` 1/κ

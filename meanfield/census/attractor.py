@@ -9,8 +9,10 @@ import numpy as np
 
 from ..analysis import Thresholds, decide, measure
 from ..analysis.grouping import assign_to_attractors
+from ..short_repr import short_repr
 
 
+@short_repr
 @dataclass(frozen=True)
 class Attractor:
     """One attractor of a census.

@@ -34,6 +34,7 @@ from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, _hausdorff, assign_to_
 from ..errors import ConfigError
 from ..model.spec import ModelSpec, require_finite, require_int
 from ..model.state import StartWindows, State
+from ..short_repr import short_repr
 from ..simulation import simulate_batch
 from .find import MAX_PERIOD, check_census_options
 
@@ -41,6 +42,7 @@ from .find import MAX_PERIOD, check_census_options
 MAX_RESOLUTION = 8192
 
 
+@short_repr
 @dataclass(frozen=True)
 class Plane:
     """A plane of start windows (module docstring): pixel (i, j) is ``origin.att + u[i]·directions[0] +
@@ -122,6 +124,7 @@ def plane(model: ModelSpec, *, origin=None, features=(0, 1), windows=None, u=(-1
     return Plane(origin=start, directions=directions, u=axes[0], v=axes[1])
 
 
+@short_repr
 @dataclass(frozen=True)
 class KnownAttractors:
     """The attractors starts are assigned to, as a census stores them: ``period`` (k,) (0: aperiodic),

@@ -33,6 +33,7 @@ from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, match_attr
 from ..errors import ConfigError
 from ..model.spec import require_int
 from ..progress import progress_bar
+from ..short_repr import short_repr
 from .attractor import Attractor, identify, label_on_longer_runs, run_attractor
 from .find import MAX_PERIOD, Census, check_census_options, confirm_starts, fresh_census, labelling_runs
 from .system import as_system
@@ -41,6 +42,7 @@ from .system import as_system
 CARRIED_LANES = 256
 
 
+@short_repr
 @dataclass(frozen=True)
 class AttractorContinuation:
     """Censuses along ``parameter``: ``values`` in the order computed, ``censuses[v]`` the census at values[v]

@@ -32,12 +32,14 @@ from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL
 from ..errors import ConfigError
 from ..model.spec import require_finite, require_int
 from ..model.state import State
+from ..short_repr import short_repr
 from .basins import KnownAttractors, assign_tails
 from .find import MAX_PERIOD, check_census_options
 from .starts import start_generator
 from .system import as_system
 
 
+@short_repr
 @dataclass(frozen=True)
 class ShockSearch:
     """How far and how finely the shock is searched (module docstring): rays out to ``radius`` (max norm),
@@ -64,6 +66,7 @@ class ShockSearch:
                            tol=tol, seed=require_int("seed", self.seed, 0))
 
 
+@short_repr
 @dataclass(frozen=True)
 class Shock:
     """A minimal critical shock: its size ``radius`` (max norm over the window; inf when no ray left within

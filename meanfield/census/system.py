@@ -15,11 +15,11 @@ import numpy as np
 
 from ..analysis.maps import Map, SystemRun
 from ..analysis.orbits import PeriodicOrbit
+from ..attention_orbits import confirm_cycle, curve_family, orbit_problem
 from ..errors import ConfigError
 from ..model import Control
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
-from ..periodic_orbits import confirm_cycle
 from ..simulation import simulate_batch
 from .exact_cycles import run_skipping_cycles, skips_cycles
 from .starts import sample
@@ -43,6 +43,30 @@ class AttentionSystem:
 
     def replace(self, **values: float) -> AttentionSystem:
         return AttentionSystem(self.model.replace(**values))
+
+    @property
+    def size(self) -> int:
+        """The continuous state's dimension: the attention window's L·M entries."""
+        return self.model.context * self.model.n_features
+
+    def value(self, name: str):
+        """The model's value of the scalar parameter ``name`` (ConfigError naming the allowed ones)."""
+        self.index(name)
+        return getattr(self.model, name)
+
+    def simulate(self, steps: int, transient: int = 0, **options):
+        """One run, as :func:`meanfield.simulate` of the model."""
+        return simulate_batch(self.model, steps, transient, **options).point(0)
+
+    def orbit_problem(self, state: State | None, transient: int, period: int | None, parameter: str | None = None,
+                      value: float | None = None):
+        """Newton's problem for the cycle near ``state`` (:func:`meanfield.attention_orbits.orbit_problem`)."""
+        return orbit_problem(self.model, state, transient, period, parameter, value)
+
+    def curve_family(self, point, names: tuple[str, str], state: State | None = None):
+        """A bifurcation curve's family at the PE phase the point fits
+        (:func:`meanfield.attention_orbits.curve_family`)."""
+        return curve_family(self.model, point, names, state)
 
     def sample(self, n: int, seed: int = 0, sampler: str = "uniform", first: int = 0) -> list:
         """Starts from the named sampler (:data:`meanfield.census.SAMPLERS`, docs/attractors.md §1)."""

@@ -15,8 +15,10 @@ import numpy as np
 from ..analysis.fingerprint import fingerprint
 from ..analysis.transients import EscapeRate, escape_rate
 from ..errors import AnalysisError
+from ..short_repr import short_repr
 
 
+@short_repr
 @dataclass(frozen=True)
 class Transient:
     """A census's chaotic transient: ``starts`` (indices) on it at the end of the census run, their ``share`` of

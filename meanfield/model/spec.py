@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
+from ..short_repr import short_repr
 from .sigma import SigmaOrders
 from .state import State
 from .weights import FEATURES, sign_patterns
@@ -68,6 +69,7 @@ def require_interval(key: str, value, around: str, current: float) -> tuple[floa
     return low, high
 
 
+@short_repr
 @dataclass(frozen=True)
 class Control:
     """PID control of the attention output over token steps (docs/model.md §5.1; after PIDformer, Nguyen et
@@ -115,6 +117,7 @@ class Control:
         return out
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class ModelSpec:
     """The mean-field model: coefficient tables, PE weights and scalar parameters (docs/model.md §1).
@@ -325,7 +328,7 @@ class ModelSpec:
         return json.dumps(self.to_dict(), sort_keys=True)
 
     def __eq__(self, other):
-        return isinstance(other, ModelSpec) and self.to_json() == other.to_json()
+        return isinstance(other, type(self)) and self.to_json() == other.to_json()
 
     def __hash__(self):
         return hash(self.to_json())

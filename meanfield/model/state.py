@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
+from ..short_repr import short_repr
 from .weights import FEATURES
 
 
@@ -21,6 +22,7 @@ def position_code(n: int, pe_bits: int) -> np.ndarray:
     return np.array([2.0 * ((n >> (pe_bits - 1 - i)) & 1) - 1.0 for i in range(pe_bits)])
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class State:
     """A start or final state: attention window ``att`` (D×M, newest first) and PE window ``pe`` (L×P).
@@ -158,6 +160,7 @@ def pattern_token(model, row: int = 0, feature: str = "o", reset_pe: bool = Fals
     return x0
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class StartWindows:
     """Many full start windows sharing one PE window — a basin plane's pixels (docs/basins.md): ``att``

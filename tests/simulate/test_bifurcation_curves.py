@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
+import meanfield.attention_orbits
 import meanfield.bifurcation_curves as curves_module
 from meanfield.analysis import Bifurcation
 from meanfield.errors import ConfigError
@@ -103,7 +104,7 @@ def test_bad_input_is_refused_in_one_line_before_any_computation(monkeypatch, ch
         raise AssertionError("computation started")
 
     monkeypatch.setattr(curves_module, "trace_curve", no_work)
-    monkeypatch.setattr(curves_module, "attention_family", no_work)
+    monkeypatch.setattr(meanfield.attention_orbits, "attention_family", no_work)
     mu = np.exp(2j * np.pi * 0.24)
     point = Bifurcation("neimark_sacker", 1.2434, np.array([mu, np.conj(mu), 0.3]), L, 0.24,
                         np.zeros((L, 12)), -2.6, change.get("located_in", "beta_o"))

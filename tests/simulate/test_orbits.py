@@ -158,17 +158,17 @@ def test_settling_by_the_kernel_is_the_numpy_map_to_rounding():
     """Newton's start is settled by the compiled kernel, not the numpy map it then solves: both must agree
     (1e-13: rounding of 3 000 steps of a contracting map, measured 1e-16 … 1e-15), from a full window, from one
     row (grown to L rows first) and with no steps at all; PID control is left out, as in the orbit's map."""
-    from meanfield.periodic_orbits import _settle
+    from meanfield.attention_orbits import settle
     model = mf.presets.paper(beta_o=1.2).replace(**{"control.kp": 0.3})
     plain = mf.presets.paper(beta_o=1.2)
     one_row = mf.State(att=plain.checkpoint.att[:1], pe=plain.checkpoint.pe)
     for state, steps in ((plain.checkpoint, 3_000), (one_row, 0)):
         _, att, pe = settled(1.2, max(steps, L - 1), start=state)
-        settled_state = _settle(model, state, steps)
+        settled_state = settle(model, state, steps)
         assert settled_state.att.shape == (L, 3)
         np.testing.assert_allclose(settled_state.att, att[:L], rtol=0, atol=1e-13)
         np.testing.assert_array_equal(settled_state.pe, pe)
-    full = _settle(plain, plain.checkpoint, 0)
+    full = settle(plain, plain.checkpoint, 0)
     np.testing.assert_array_equal(full.att, plain.checkpoint.att)
 
 

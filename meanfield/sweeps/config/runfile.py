@@ -81,6 +81,7 @@ from ...errors import ConfigError
 from ...model.layout import OBSERVABLES
 from ...model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from ...model.spec import require_int
+from ...short_repr import short_repr
 from .attractors import AttractorSpec, check_census_run, parse_attractors
 from .basins import BasinSpec, check_basins_run, parse_basins
 from .clusterspec import CLUSTER_KEYS, ClusterSpec, parse_cluster
@@ -118,6 +119,7 @@ from .tables import (
 NON_RESULT_KEYS = ("name", "chunk", "cluster")
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class RunSpec:
     """A validated sweep: the model, the grid, the iterations and what each point stores."""

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED
+from ...attention_orbits import confirm_cycle
 from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
-from ...periodic_orbits import bifurcations, confirm_cycle
+from ...periodic_orbits import bifurcations
 from ...progress import Heartbeat, progress_bar
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
