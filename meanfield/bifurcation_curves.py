@@ -67,8 +67,9 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
 
     Parameters
     ----------
-    model : ModelSpec, AttentionSystem or Map
-        The model the point was located on, at the second parameter's start value.
+    model : ModelSpec or Map
+        The model the point was located on (or it as a system, docs/architecture.md §2), at the second
+        parameter's start value.
     point : Bifurcation
         A fold, period-doubling or Neimark–Sacker point of ``mf.bifurcations(model, first, …)``.
     parameter : str

@@ -26,9 +26,10 @@ def periodic_orbit(model, state: State | None = None, period: int | None = None,
 
     Parameters
     ----------
-    model : ModelSpec, AttentionSystem or Map
-        The attention model, or a user's map (:class:`meanfield.analysis.Map`: ``state`` an array, default the
-        map's own, iterated ``transient`` steps; its period detected as below, without a forcing).
+    model : ModelSpec or Map
+        The attention model (or it as a system, docs/architecture.md §2), or a user's map
+        (:class:`meanfield.analysis.Map`: ``state`` an array, default the map's own, iterated ``transient`` steps;
+        its period detected as below, without a forcing).
     state : State, optional
         A state on or near the orbit (default: the model's checkpoint, iterated at least
         :data:`~meanfield.attention_orbits.TRANSIENT` steps; a Map's own state).
@@ -77,9 +78,9 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
 
     Parameters
     ----------
-    model : ModelSpec, AttentionSystem or Map
-        The attention model, or a user's map (:class:`meanfield.analysis.Map`: ``state`` an array near the
-        orbit, default the map's own).
+    model : ModelSpec or Map
+        The attention model (or it as a system, docs/architecture.md §2), or a user's map
+        (:class:`meanfield.analysis.Map`: ``state`` an array near the orbit, default the map's own).
     parameter : str
         A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma"), or one of
         the Map's parameters.

@@ -333,9 +333,9 @@ def simulate(model, steps: int, transient: int = 0, *, start: State | None = Non
     :func:`simulate_batch`'s default: every observable, every step, the CPU).
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
-    being iteration transient + t·record_every (docs/model.md §3.2). A system
-    (:class:`~meanfield.census.AttentionSystem`, a user's :class:`~meanfield.analysis.Map`) runs itself with
-    the options given: a Map by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array,
+    being iteration transient + t·record_every (docs/model.md §3.2). A system (the attention model's
+    ``AttentionSystem``, a user's :class:`~meanfield.analysis.Map`, docs/architecture.md §2) runs itself with the
+    options given: a Map by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array,
     ``lyapunov``; an option of the attention kernel is refused).
     """
     options = {name: value for name, value in dict(record=record, record_every=record_every, qr_every=qr_every,
