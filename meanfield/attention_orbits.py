@@ -20,11 +20,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .analysis import Thresholds, find_cycle
 from .analysis.bifurcations import Bifurcation
-from .analysis.orbits import TOLERANCE, PeriodicOrbit, check_period, orbit_from, residuals
+from .analysis.orbits import TOLERANCE, PeriodicOrbit, orbit_from, residuals
 from .errors import AnalysisError, ConfigError
 from .model.equations import mean_field_step
 from .model.layout import map_tables, point_parameters
-from .model.spec import Control, ModelSpec
+from .model.spec import Control, ModelSpec, require_int
 from .model.state import State
 from .simulation import checkpoint_start, simulate_batch
 
@@ -93,7 +93,7 @@ def orbit_start(model: ModelSpec, state: State, period: int) -> np.ndarray:
 
 
 def locked_period(model: ModelSpec, period) -> int:
-    period = check_period(period)
+    period = require_int("period", period, 1)
     return math.lcm(period, model.context) if model.pe_bits else period
 
 
@@ -135,6 +135,8 @@ def confirm_cycle(model: ModelSpec, state: State, period: int, *, max_steps: int
     max|μ|^K halves (at most ``max_steps`` steps), has come down at least half of the predicted way. A saddle's cycle,
     another attractor's, or a cycle whose approach is too slow to see within ``max_steps`` steps is not confirmed.
     """
+    require_int("period", period, 1)
+    require_int("max_steps", max_steps, 1)
     state = state.check(model)
     if np.asarray(state.att).shape[0] < model.context:
         return None
@@ -190,6 +192,8 @@ def orbit_problem(model: ModelSpec, state: State | None, transient: int, period:
     settled state (:func:`attention_family`), ``points`` the N windows visited from it, N the locked period
     (given, or detected after ``transient`` steps). From the model's checkpoint (``state`` None) at least
     :data:`TRANSIENT` steps are iterated."""
+    if state is not None and not isinstance(state, State):
+        raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None (the checkpoint)")
     at_value = model if parameter is None else model.replace(**{parameter: value})
     if state is None:
         state, transient = checkpoint_start(model, "state"), max(int(transient), TRANSIENT)

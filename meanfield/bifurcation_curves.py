@@ -12,13 +12,15 @@ cycle (smallest multiple-shooting residual) is used, and none fitting is refused
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .analysis.bifurcations import KINDS, Bifurcation, crossing_indicators
 from .analysis.curves import MAX_POINTS, START_TOLERANCE, Curve, trace_curve
 from .census.system import as_system
 from .errors import ConfigError
-from .model.spec import require_interval
+from .model.spec import require_int, require_interval
 from .model.state import State
 from .progress import SpanBar
 
@@ -42,9 +44,12 @@ def _check_point(point, system) -> None:
                           "for this model")
 
 
-def _check(system, point, parameter, interval, state, progress) -> tuple[float, float]:
+def _check(system, point, parameter, interval, state, progress, max_step, max_points) -> tuple[float, float]:
     """Every argument checked before any computation; returns the interval."""
     system.index(parameter)
+    require_int("max_points", max_points, 1)
+    if max_step is not None and not (isinstance(max_step, int | float) and 0 < max_step < math.inf):
+        raise ConfigError(f"max_step = {max_step!r} is not allowed: must be a finite number > 0 or None")
     _check_point(point, system)
     if parameter == point.parameter:
         raise ConfigError(f"parameter = {parameter!r} is not allowed: the point was located in it; the curve needs "
@@ -93,7 +98,7 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
         ``criticality``, and ``special``, the codim-2 points.
     """
     system = as_system(model)
-    lo, hi = _check(system, point, parameter, interval, state, progress)
+    lo, hi = _check(system, point, parameter, interval, state, progress, max_step, max_points)
     names = (point.parameter, parameter)
     family, start = system.curve_family(point, names, state), system.value(parameter)
     with SpanBar((lo, hi), start, parameter, enabled=progress) as bar:

@@ -9,15 +9,23 @@ import math
 from dataclasses import replace
 
 from .analysis.bifurcations import Bifurcation, continue_and_locate
-from .analysis.orbits import PeriodicOrbit, check_period, orbit_from
+from .analysis.orbits import PeriodicOrbit, orbit_from
 from .attention_orbits import TRANSIENT
 from .census.system import as_system
 from .errors import AnalysisError, ConfigError
+from .model.spec import require_int
 from .model.state import State
 from .progress import SpanBar
 
 #: Bifurcations listed by ``repr`` of a :class:`Located`.
 SHOWN = 12
+
+
+def _check_orbit_arguments(period, transient) -> None:
+    """ConfigError for a period that is not a positive integer or a negative transient, before anything runs."""
+    if period is not None:
+        require_int("period", period, 1)
+    require_int("transient", transient, 0)
 
 
 def periodic_orbit(model, state: State | None = None, period: int | None = None, *,
@@ -45,9 +53,9 @@ def periodic_orbit(model, state: State | None = None, period: int | None = None,
         ``points`` (N, L·M) are the windows A (row-major) at PE phases 0 … N−1 of ``state``'s PE window;
         multipliers of the N-step map (docs/bifurcations.md §1).
     """
-    if period is not None:
-        check_period(period)                    # before anything runs
-    family, points, _ = as_system(model).orbit_problem(state, int(transient), period)
+    system = as_system(model)
+    _check_orbit_arguments(period, transient)
+    family, points, _ = system.orbit_problem(state, int(transient), period)
     return orbit_from(family(), points)
 
 
@@ -108,8 +116,7 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
         branch as ``.branch``.
     """
     system = as_system(model)
-    if period is not None:
-        check_period(period)                    # before anything runs
+    _check_orbit_arguments(period, transient)
     system.index(parameter)
     try:
         lo, hi = (float(v) for v in interval)

@@ -19,6 +19,7 @@ Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
@@ -299,6 +300,8 @@ def continue_attractors(model, parameter: str, values, starts: int, steps: int, 
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
     n = require_int("starts", starts, 1)
+    if not (isinstance(match_rtol, int | float) and 0 < match_rtol < math.inf):
+        raise ConfigError(f"match_rtol = {match_rtol!r} is not allowed: must be a finite number > 0")
     check_census_options(steps, transient, options.get("max_period", MAX_PERIOD),
                          options.get("rtol", (CYCLE_RTOL, MEASURE_RTOL)))
     values = values[::-1] if reverse else values

@@ -90,5 +90,5 @@ def test_cli_bad_input_writes_nothing(tmp_path, capsys):
                                   lambda: mf.bifurcations(mf.presets.paper(), "beta_o", (1.2, 1.3), period=0)],
                          ids=["periodic_orbit", "bifurcations"])
 def test_a_bad_period_is_refused_before_any_kernel_runs(call):
-    with pytest.raises(mf.AnalysisError, match="period"):
+    with pytest.raises(mf.ConfigError, match="period"):
         call()

@@ -1,0 +1,110 @@
+"""Every public entry point refuses a bad argument before anything compiles, loads compiled code or runs: with
+every way into compiled code made to fail, each documented argument given a value its documentation does not
+allow is answered by a ConfigError naming that argument, in one line (README, "Reliability")."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import meanfield as mf
+import meanfield.analysis.maps
+import meanfield.analysis.orbits
+import meanfield.kernels.cpu
+from meanfield.analysis import Bifurcation
+
+from .test_user_map import HENON
+
+pytestmark = pytest.mark.unit
+
+PAPER = mf.presets.paper()
+L = PAPER.context
+NS_POINT = Bifurcation("neimark_sacker", 1.2434, np.array([np.exp(0.5j), np.exp(-0.5j), 0.3]), L, 0.08,
+                       np.zeros((L, 12)), -2.6, "beta_o")
+
+
+@pytest.fixture(autouse=True)
+def nothing_compiled_or_run(monkeypatch):
+    """Compiling or loading a numba function, an attention kernel, Newton's images or a Map's run: each fails."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled code was reached with a bad argument")
+
+    monkeypatch.setattr(numba.core.dispatcher.Dispatcher, "_compile_for_args", refuse)
+    monkeypatch.setattr(meanfield.kernels.cpu, "run_batch", refuse)
+    monkeypatch.setattr(meanfield.kernels.cpu, "images_and_jacobians", refuse)
+    monkeypatch.setattr(meanfield.analysis.orbits, "_images", refuse)
+    monkeypatch.setattr(meanfield.analysis.maps, "_orbit", refuse)
+
+
+CORPUS = {
+    # (entry point, positional arguments, keyword arguments, the argument the error must name)
+    "simulate": [
+        ((PAPER, 0), {}, "steps"), ((PAPER, 2.5), {}, "steps"), ((PAPER, 10, -1), {}, "transient"),
+        ((PAPER, 10, 10), {}, "transient"), ((PAPER, 10), {"lyapunov": 13}, "lyapunov"),
+        ((PAPER, 10), {"record": "nope"}, "record"), ((PAPER, 10), {"record_every": 0}, "record_every"),
+        ((PAPER, 10), {"backend": "tpu"}, "backend"), ((PAPER, 10), {"start": "checkpoint"}, "start"),
+        ((HENON, 0), {}, "transient"), ((HENON, 10), {"record": "att"}, "record"),
+    ],
+    "simulate_batch": [
+        ((PAPER, 10), {"parameters": {"nope": [1.0]}}, "nope"),
+        ((PAPER, 10), {"parameters": {"beta_o": [math.nan]}}, "beta_o"),
+        ((PAPER, 10), {"parameters": {"beta_o": [1.0, 1.1, 1.2]}, "start": [PAPER.checkpoint] * 2}, "start"),
+    ],
+    "periodic_orbit": [
+        ((PAPER,), {"period": -4}, "period"), ((PAPER,), {"period": 0}, "period"),
+        ((PAPER,), {"period": 2.5}, "period"),
+        ((PAPER,), {"transient": -1}, "transient"), ((PAPER,), {"state": "checkpoint"}, "state"),
+        ((HENON,), {"period": 0}, "period"), ((HENON,), {"transient": -1}, "transient"),
+        (("paper",), {}, "model"),
+    ],
+    "bifurcations": [
+        ((PAPER, "nope", (1.2, 1.3)), {}, "parameter"), ((PAPER, "beta_o", (1.2, 1.2)), {}, "interval"),
+        ((PAPER, "beta_o", "ab"), {}, "interval"), ((PAPER, "beta_o", (1.2, 1.3)), {"period": 0}, "period"),
+        ((PAPER, "beta_o", (1.2, 1.3)), {"resolution": 0}, "resolution"),
+        ((PAPER, "beta_o", (1.2, 1.3)), {"progress": "yes"}, "progress"),
+        ((PAPER, "beta_o", (1.2, 1.3)), {"transient": -1}, "transient"),
+        ((PAPER, "beta_o", (1.2, 1.3)), {"state": "checkpoint"}, "state"),
+        ((HENON, "c", (0.2, 0.5)), {}, "parameter"),
+    ],
+    "bifurcation_curve": [
+        ((PAPER, None, "beta_att", (0.5, 7.0)), {}, "point"), ((PAPER, NS_POINT, "nope", (0.5, 7.0)), {}, "parameter"),
+        ((PAPER, NS_POINT, "beta_att", (3.0, 7.0)), {}, "interval"),
+        ((PAPER, NS_POINT, "beta_att", (0.5, 7.0)), {"max_points": 0}, "max_points"),
+        ((PAPER, NS_POINT, "beta_att", (0.5, 7.0)), {"max_step": -1.0}, "max_step"),
+    ],
+    "find_attractors": [
+        ((PAPER, 0, 4000, 2000), {}, "starts"), ((PAPER, 8, 1000, 2000), {}, "transient"),
+        ((PAPER, 8, 4000, 2000), {"max_period": 0}, "max_period"), ((PAPER, 8, 4000, 2000), {"seed": -1}, "seed"),
+        ((PAPER, 8, 4000, 2000), {"backend": "tpu"}, "backend"), ((PAPER, 8, 4000, 2000), {"rtol": (-1, 0.05)}, "rtol"),
+        ((HENON, 0, 4000, 2000), {}, "starts"),
+    ],
+    "continue_attractors": [
+        ((PAPER, "nope", [1.2, 1.3], 4, 4000, 2000), {}, "parameter"),
+        ((PAPER, "beta_o", [], 4, 4000, 2000), {}, "values"),
+        ((PAPER, "beta_o", [1.2, 1.3], 0, 4000, 2000), {}, "starts"),
+        ((PAPER, "beta_o", [1.2, 1.3], 4, 4000, 2000), {"sampler": "nope"}, "sampler"),
+        ((PAPER, "beta_o", [1.2, 1.3], 4, 4000, 2000), {"match_rtol": -1.0}, "match_rtol"),
+    ],
+    "arnold_tongue": [
+        ((PAPER, "checkpoint"), {}, "state"),
+        ((PAPER, PAPER.checkpoint), {"parameters": ("beta_o",) * 2}, "parameters"),
+        ((PAPER, PAPER.checkpoint), {"search": 0.0}, "search"), ((HENON, PAPER.checkpoint), {}, "model"),
+    ],
+    "confirm_cycle": [
+        ((PAPER, PAPER.checkpoint, 0), {}, "period"), ((PAPER, PAPER.checkpoint, 4), {"max_steps": 0}, "max_steps"),
+    ],
+    "simulate_finite": [
+        ((PAPER, 0, 10), {}, "n_bits"), ((PAPER, 64, 0), {}, "steps"), ((PAPER, 64, 10, 0), {}, "replicas"),
+        ((PAPER, 64, 10), {"sampler": "nope"}, "sampler"),
+    ],
+}
+CASES = [(name, *case) for name, cases in CORPUS.items() for case in cases]
+
+
+@pytest.mark.parametrize("name, args, kwargs, key", CASES,
+                         ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(CASES)])
+def test_a_bad_argument_is_refused_before_anything_compiles(name, args, kwargs, key):
+    with pytest.raises(mf.ConfigError) as refused:
+        getattr(mf, name)(*args, **kwargs)
+    message = str(refused.value)
+    assert key in message and "\n" not in message, message
