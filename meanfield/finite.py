@@ -135,7 +135,10 @@ def aligned_start(model: ModelSpec, att) -> State:
     """The MF state aligned with a finite trajectory (docs/model.md §6.3): A = [att_L, …, att_1] from finite rows
     1..L of ``att`` ((>= L+1, M)) and Π[d] = pos((L+1-d) mod L). MF iteration t then is finite row t+L+1."""
     context, pe_bits = model.context, model.pe_bits
-    att = np.asarray(att, dtype=np.float64)
+    try:
+        att = np.asarray(att, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"att = {att!r} is not allowed: must be an array of finite rows 0..L") from None
     if att.ndim != 2 or att.shape[0] < context + 1:
         raise ConfigError(f"att: shape {att.shape} is not allowed: need finite rows 0..L = 0..{context}")
     codes = [position_code((context + 1 - d) % context % 2 ** pe_bits, pe_bits) for d in range(context)]

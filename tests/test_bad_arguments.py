@@ -93,6 +93,11 @@ CORPUS = {
     "confirm_cycle": [
         ((PAPER, PAPER.checkpoint, 0), {}, "period"), ((PAPER, PAPER.checkpoint, 4), {"max_steps": 0}, "max_steps"),
     ],
+    "aligned_start": [((PAPER, "x"), {}, "att"), ((PAPER, np.zeros((2, 3))), {}, "att")],
+    "finite_weights": [((PAPER, 0), {}, "n_bits")],
+    "simulate_finite_batch": [
+        ((PAPER, 64, 10, 0), {}, "replicas"), ((PAPER, 64, 10, 2), {"parameters": {"nope": [1.0]}}, "nope"),
+    ],
     "simulate_finite": [
         ((PAPER, 0, 10), {}, "n_bits"), ((PAPER, 64, 0), {}, "steps"), ((PAPER, 64, 10, 0), {}, "replicas"),
         ((PAPER, 64, 10), {"sampler": "nope"}, "sampler"),
