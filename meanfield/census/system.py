@@ -1,6 +1,6 @@
-"""The attention model as a system (docs/architecture.md): the census's view of a :class:`ModelSpec`, with the
-same methods as a user's :class:`meanfield.analysis.Map`, so the census, its confirmation and its labels are one
-code path for both.
+"""The attention model as a system (docs/architecture.md §2): a :class:`ModelSpec` seen by the census and the
+orbit, bifurcation and curve tools, with the same methods as a user's :class:`meanfield.analysis.Map`, so each
+of those tools is one code path for both; :func:`as_system` is the one adapter they call.
 
 Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start, skipping the steps of
 exact cycles where the results stay the same bit for bit (:mod:`meanfield.census.exact_cycles`): the identity
