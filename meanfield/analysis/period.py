@@ -288,7 +288,7 @@ def ensemble_periods(tails: np.ndarray, window: int, rtol: float, converged_rtol
 
 def find_cycle(
     x: np.ndarray,
-    rtol: float = 1e-10,
+    period_rtol: float = 1e-10,
     converged_rtol: float = 1e-6,
     decades: float = 1.0,
     r2_min: float = 0.95,
@@ -297,7 +297,7 @@ def find_cycle(
     """The period of a (trailing window of a) trajectory, if it has one (docs/classification.md §2).
 
     With ``M = max |x|`` (the magnitude that sets float64 rounding) and ``floor`` =
-    :func:`~meanfield.analysis.period.rounding_floor` (``rtol · M``, at most 1e-6 of the attractor's extent), a
+    :func:`~meanfield.analysis.period.rounding_floor` (``period_rtol · M``, at most 1e-6 of the attractor's extent), a
     lag ``p`` is accepted, smallest first, when either
 
     * **at the floor**: ``e_p(t) ≤ floor`` from some sample ``s ≤ n − 2p`` on, and the residual at the multiple ``k·p``
@@ -329,7 +329,7 @@ def find_cycle(
     ----------
     x : array_like, shape (time,) or (time, features)
         Finite series.
-    rtol : float
+    period_rtol : float
         Rounding floor relative to ``max |x|`` (default 1e-10: float64 rounding, 2.2e-16 per operation,
         amplified by the map's conditioning and by 1/(1 − |μ|) for multipliers as close to 1 as 1 − 1e-4).
     converged_rtol : float
@@ -346,7 +346,7 @@ def find_cycle(
     """
     arr = as_series(x, name="x", min_length=2, ndim=(1, 2))
     y = arr.reshape(arr.shape[0], -1)
-    for name, value in (("rtol", rtol), ("converged_rtol", converged_rtol)):
+    for name, value in (("period_rtol", period_rtol), ("converged_rtol", converged_rtol)):
         if not (np.isfinite(value) and value > 0):
             raise AnalysisError(f"{name}: {value!r}; must be a finite positive number")
     if max_period is not None and int(max_period) < 1:
@@ -354,14 +354,14 @@ def find_cycle(
     n = y.shape[0]
     limit = n // 2 if max_period is None else min(n // 2, int(max_period))
     period, repeats, residual, decay, settled = _find_cycle(np.ascontiguousarray(y, dtype=np.float64),
-                                                            float(rtol), float(converged_rtol), float(decades),
+                                                            float(period_rtol), float(converged_rtol), float(decades),
                                                             float(r2_min), limit)
     if period == 0:
         return NO_CYCLE
     return Cycle(int(period), float(repeats), float(residual), float(decay), None if settled < 0 else int(settled))
 
 
-def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,
+def detect_period(x: np.ndarray, period_rtol: float = 1e-10, min_repeats: int = 10,
                   max_period: int | None = None) -> int | None:
     """Smallest period of a series that :func:`find_cycle` accepts and that repeats at least ``min_repeats``
     times, else None.
@@ -370,7 +370,7 @@ def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,
     ----------
     x : array_like, shape (time,) or (time, features)
         Finite series, typically the tail after the transient.
-    rtol : float
+    period_rtol : float
         Rounding floor relative to ``max |x|`` (see :func:`find_cycle`).
     min_repeats : int
         Least number of repetitions (docs/classification.md §2: ten, so that a cycle is seen, not guessed).
@@ -379,5 +379,5 @@ def detect_period(x: np.ndarray, rtol: float = 1e-10, min_repeats: int = 10,
     """
     if int(min_repeats) < 1:
         raise AnalysisError(f"min_repeats: {min_repeats!r}; must be a positive integer")
-    cycle = find_cycle(x, rtol=rtol, max_period=max_period)
+    cycle = find_cycle(x, period_rtol=period_rtol, max_period=max_period)
     return cycle.period if cycle.period is not None and cycle.repeats >= int(min_repeats) else None

@@ -101,7 +101,7 @@ def test_floor_is_relative_to_the_attractor_down_to_rounding():
     assert detect_period(1e6 + 1e-7 * np.tile([0.0, 1.0], 200)) == 1
     jitter = np.random.default_rng(0).uniform(-1e-4, 1e-4, 400)  # 1e-10 relative to max |x| ~ 1
     assert detect_period(np.tile([0.0, 1.0], 200) + jitter) is None
-    assert detect_period(np.tile([0.0, 1.0], 200) + jitter, rtol=1e-3) == 2
+    assert detect_period(np.tile([0.0, 1.0], 200) + jitter, period_rtol=1e-3) == 2
 
 
 def test_constant_series_is_period_one():
@@ -111,7 +111,7 @@ def test_constant_series_is_period_one():
 
 @pytest.mark.parametrize(
     "x, kw",
-    [([], {}), ([1.0], {}), ([0.0, np.nan, 0.0], {}), ([0.0, 1.0, 0.0], {"rtol": 0.0}),
+    [([], {}), ([1.0], {}), ([0.0, np.nan, 0.0], {}), ([0.0, 1.0, 0.0], {"period_rtol": 0.0}),
      ([0.0, 1.0, 0.0], {"max_period": 0}), ([0.0, 1.0, 0.0], {"min_repeats": 0}), (np.zeros((2, 2, 2)), {})],
 )
 def test_bad_input_raises(x, kw):

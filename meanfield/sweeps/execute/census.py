@@ -5,7 +5,7 @@
    call), stored per point in the ``census_*`` datasets like every other result.
 2. :func:`chain_line`, once every point is stored: one task per line of the grid along ``attractors.axis`` and
    per direction, chaining the stored fresh censuses with carried starts and matched ids
-   (:func:`meanfield.census.continue_censuses`); the client writes each direction's group.
+   (:func:`meanfield.census.continuation.continue_censuses`); the client writes each direction's group.
 
 Every start runs on its own kernel lane and every census depends only on its point's starts, so nothing
 depends on the chunking, the number of workers or the completion order; stage 2 reads only stored numbers, so a
