@@ -132,22 +132,22 @@ def _seconds_per_point(text: str, size: int) -> float:
     return sorted(times)[1]
 
 
-def test_a_sweep_longer_than_two_walltimes_is_served_by_successive_jobs_and_equals_local(slurm, tmp_path):
-    """One job of walltime 1 min whose worker retires after 30 ± 5 s: the sweep (sized to two minutes of one
-    core, plus the jobs' restarts) is served by successive jobs, none killed by SLURM, and equals the
-    LocalCluster's arrays. A retiring worker ends its job only once its running chunk is done (the kernel does
-    not stop mid-call), so the 25 s left to the walltime hold the worker's start-up and one chunk (~2 s)
-    even on a loaded machine. Two jobs compute at most 2 × (35 s + one chunk) ≈ 74 s, so two minutes need at
-    least three even if this machine runs 1.6× faster than measured below."""
+def test_a_sweep_longer_than_its_walltime_is_served_by_successive_jobs_and_equals_local(slurm, tmp_path):
+    """One job of walltime 1 min whose worker retires after 20 ± 3 s: the sweep (sized to 80 s of one core, so
+    that with the jobs' restarts it outlasts the walltime) is served by successive jobs, none killed by SLURM, and
+    equals the LocalCluster's arrays. A retiring worker ends its job only once its running chunk is done (the
+    kernel does not stop mid-call), so the 37 s left to the walltime hold the worker's start-up and one chunk
+    (~2 s) even on a loaded machine. Two jobs compute at most 2 × (23 s + one chunk) ≈ 50 s, so 80 s need at least
+    three even if this machine runs 1.6× faster than measured below."""
     walltime = 60
     chunk = 64                                                   # one tile of the CPU kernel
     per_point = _seconds_per_point(tiny_text(num=3 * chunk, steps=40000, transient=10000, lyapunov=12), chunk)
     steps = 40000 * max(1, round(2 / (per_point * chunk)))       # a chunk takes about 2 s
-    num = chunk * math.ceil(2 * walltime / (per_point * chunk * steps / 40000))
+    num = chunk * math.ceil(4 * walltime / 3 / (per_point * chunk * steps / 40000))
     text = tiny_text(num=num, steps=steps, transient=steps // 4, lyapunov=12, chunk=chunk)
     logs = tmp_path / "logs"
-    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="30s",
-                                                  lifetime_stagger="5s", patience="5m"))
+    (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="20s",
+                                                  lifetime_stagger="3s", patience="5m"))
     begin = time.monotonic()
     proc = subprocess.Popen(cli(tmp_path / "run.toml", tmp_path / "slurm.h5"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -164,7 +164,7 @@ def test_a_sweep_longer_than_two_walltimes_is_served_by_successive_jobs_and_equa
     assert len(job_ids(logs)) >= 3, "every job ran one worker generation; the sweep needed at least three"
     logged = "".join(open(path).read() for path in glob.glob(os.path.join(logs, "*.err")))
     assert "worker-lifetime-reached" in logged and "DUE TO TIME LIMIT" not in logged
-    print(f"two walltimes: {num} points, {elapsed:.0f} s, jobs {sorted(job_ids(logs), key=int)}")
+    print(f"job succession: {num} points, {elapsed:.0f} s, jobs {sorted(job_ids(logs), key=int)}")
 
 
 def test_scancel_of_a_job_mid_run_changes_nothing(two_cpus, tmp_path):
