@@ -18,8 +18,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .analysis import Thresholds, find_cycle
 from .analysis.bifurcations import Bifurcation
+from .analysis.evidence import settled_period
 from .analysis.orbits import TOLERANCE, PeriodicOrbit, orbit_from, residuals
 from .errors import AnalysisError, ConfigError
 from .model.equations import mean_field_step
@@ -98,16 +98,10 @@ def locked_period(model: ModelSpec, period) -> int:
 
 
 def detected_period(model: ModelSpec, state: State, max_period: int = 2000) -> int:
-    """The cycle's period N (a multiple of L when the model has a PE) that the classifier's cycle criterion
-    (:func:`meanfield.analysis.find_cycle` with :class:`~meanfield.analysis.Thresholds`, docs/classification.md
-    §2) finds in 2·``max_period`` windows from ``state``; a ConfigError when it finds none (not near a cycle)."""
-    th = Thresholds()
-    cycle = find_cycle(orbit_start(model, state, 2 * max_period), th.period_rtol, th.converged_rtol,
-                       th.converge_decades, th.converge_r2, max_period)
-    if cycle.period is None:
-        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found after "
-                          f"{TRANSIENT} steps from this start; pass period= (and a state near the cycle)")
-    return locked_period(model, cycle.period)
+    """The cycle's period N (a multiple of L when the model has a PE) that the classifier's cycle criterion finds
+    in 2·``max_period`` windows from ``state`` (:func:`meanfield.analysis.evidence.settled_period`; a ConfigError
+    when it finds none)."""
+    return locked_period(model, settled_period(orbit_start(model, state, 2 * max_period), max_period))
 
 
 def _distance_envelope(model: ModelSpec, state: State, orbit: PeriodicOrbit, cycles: int) -> float:

@@ -54,14 +54,16 @@ def test_every_public_dataclass_prints_short():
 def results():
     flip, = found = mf.bifurcations(HENON.replace(a=0.2), "a", (0.2, 0.5), transient=1_000)
     paper = mf.presets.paper()
+    trajectory = mf.simulate(HENON, 3_000, 1_000)
+    census = mf.find_attractors(HENON.replace(a=0.9), 8, 2_000, 1_000)
     return {
         "located": found, "bifurcation": flip,
         "curve": mf.bifurcation_curve(HENON.replace(a=0.2), flip, "b", (-0.5, 0.5)),
         "orbit": mf.periodic_orbit(HENON.replace(a=0.9), transient=1_000),
-        "map trajectory": mf.simulate(HENON, 3_000, 1_000),
-        "classification": classify(mf.simulate(HENON, 3_000, 1_000)),
-        "census": mf.find_attractors(HENON.replace(a=0.9), 8, 2_000, 1_000),
-        "attractor": mf.find_attractors(HENON.replace(a=0.9), 8, 2_000, 1_000).attractors[0],
+        "map trajectory": trajectory,
+        "classification": classify(trajectory),
+        "census": census,
+        "attractor": census.attractors[0],
         "trajectory": mf.simulate(paper, 3_000, lyapunov=True),
         "batch": mf.simulate_batch(paper, 3_000, parameters={"beta_o": np.linspace(1.0, 1.4, 4)}),
         "model": paper,

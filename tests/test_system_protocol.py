@@ -78,6 +78,19 @@ def test_a_map_refuses_the_attention_kernels_options_instead_of_ignoring_them(op
         mf.simulate(HENON, 100, **option)
 
 
+def test_the_attention_systems_run_is_the_plain_numpy_map():
+    # an oracle apart from the compiled kernels: 50 steps of docs/model.md §3 in numpy from the checkpoint; the
+    # kernel computes the same map to rounding (1e-12: a few ulps per step, amplified over 50 steps of a
+    # contracting map)
+    from meanfield.model.equations import mean_field_step
+
+    traj = mf.simulate(AttentionSystem(PAPER), 50)
+    att, pe = PAPER.checkpoint.att, PAPER.checkpoint.pe
+    for t in range(50):
+        att, pe, recorded = mean_field_step(PAPER, att, pe)
+        np.testing.assert_allclose(traj.att[t], recorded["att"], atol=1e-12)
+
+
 def test_the_attention_systems_orbit_is_a_cycle_of_the_plain_numpy_map():
     # an oracle apart from the compiled kernels: docs/model.md §3 in numpy maps each window to the next
     from meanfield.model.equations import mean_field_step

@@ -23,7 +23,7 @@ from meanfield.analysis.sections import distinct_count, poincare_section
 from meanfield.analysis.slow_cycles import near_cycle
 from meanfield.analysis.spectra import power_spectrum, spectral_entropy
 from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
-from meanfield.errors import AnalysisError
+from meanfield.errors import AnalysisError, ConfigError
 from meanfield.short_repr import short_repr
 
 #: Evidence keys, in the order a sweep stores them (one float per key; None is stored as NaN).
@@ -331,3 +331,15 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
         cut = poincare_section(window, section_feature)[:, feature]
         ev["section_points"] = distinct_count(cut, th.distinct_scale) if cut.size else 0
     return ev
+
+
+def settled_period(series: np.ndarray, max_period: int) -> int:
+    """The period the classifier's cycle criterion (:func:`~meanfield.analysis.find_cycle` with the default
+    :class:`Thresholds`, docs/classification.md §2) finds in ``series``, the orbit tools' default period; a
+    ConfigError asking for ``period`` when it finds none (the series is not near a cycle)."""
+    th = Thresholds()
+    cycle = find_cycle(series, th.period_rtol, th.converged_rtol, th.converge_decades, th.converge_r2, max_period)
+    if cycle.period is None:
+        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found from this "
+                          "start; pass period= (and a state near the cycle)")
+    return cycle.period

@@ -29,6 +29,8 @@ from meanfield.short_repr import short_repr
 
 #: Blocks of the exponents' standard errors (as the attention model's runs).
 BLOCKS = 20
+#: The longest period :meth:`Map.orbit_problem` detects (over twice as many steps).
+MAX_DETECTED = 2000
 
 
 @short_repr
@@ -227,7 +229,11 @@ class Map:
         start = at.state if state is None else as_series(state, name="state")
         if transient:
             start = at.run([start], int(transient) + 1, int(transient)).states[0, 0]
-        period = _detected_period(at, start) if period is None else check_period(period)
+        if period is None:
+            from .evidence import settled_period
+            period = settled_period(at.run([start], 2 * MAX_DETECTED, 0).states[0], MAX_DETECTED)
+        else:
+            period = check_period(period)
         params = at.vector()
         family = numba_family(self.step, self.jacobian, params, None if parameter is None else self.index(parameter))
         return family, iterate_points(self.step, start, period, params), period
@@ -251,20 +257,6 @@ class Map:
         direction's share, never a near-zero one by chance)."""
         rng = np.random.Generator(np.random.Philox(np.random.SeedSequence((int(seed), 0))))
         return np.asarray(state, dtype=np.float64) + radius * rng.choice([-1.0, 1.0], self.size)
-
-
-def _detected_period(system: Map, start: np.ndarray, max_period: int = 2000) -> int:
-    """The period the classifier's cycle criterion finds in 2·``max_period`` steps of a Map from ``start``."""
-    from .evidence import Thresholds
-    from .period import find_cycle
-
-    th = Thresholds()
-    cycle = find_cycle(system.run([start], 2 * max_period, 0).states[0], th.period_rtol, th.converged_rtol,
-                       th.converge_decades, th.converge_r2, max_period)
-    if cycle.period is None:
-        raise ConfigError(f"period = None is not allowed here: no cycle of period ≤ {max_period} found from this "
-                          "start; pass period= (and a state near the cycle)")
-    return cycle.period
 
 
 __all__ = ["BLOCKS", "Map", "MapTrajectory", "SystemRun"]
