@@ -75,7 +75,7 @@ def peer(run) -> tuple:
     for lo in range(0, betas.size, 16):                     # 16 values x 64 starts = 1024 lanes per call
         block = betas[lo:lo + 16]
         mf.simulate_batch(model, run.steps, run.transient, parameters={"beta_o": np.repeat(block, spec.starts)},
-                          start=starts * block.size, record=("att",), progress=False)
+                          start=starts * block.size, record=("att",), compute=mf.Compute(progress=False))
     return time.perf_counter() - start, time.process_time() - cpu
 
 

@@ -181,9 +181,9 @@ def cmd_fixtures(args):
 
     def both(label, model, n_steps, reference=None, ref_tol=1e-10, **kw):
         nonlocal worst_all, ok_all
-        cpu = simulate_batch(model, n_steps, backend="cpu", **kw)
+        cpu = simulate_batch(model, n_steps, **kw, compute=mf.Compute(backend="cpu"))
         t = time.perf_counter()
-        gpu = simulate_batch(model, n_steps, backend="cuda", **kw)
+        gpu = simulate_batch(model, n_steps, **kw, compute=mf.Compute(backend="cuda"))
         print(f"  {label}: cuda batch {time.perf_counter() - t:.2f} s")
         worst, worst_ref, ok = _compare_batches(label, cpu, gpu, reference, ref_tol)
         worst_all, ok_all = max(worst_all, worst), ok_all and ok

@@ -57,7 +57,7 @@ def kernel_rate(model, n_points, seconds, exponents=False):
     def call(steps):
         t0 = time.perf_counter()
         simulate_batch(model, steps, steps - 1 if not exponents else 0, parameters={"beta_o": betas}, start=start,
-                       record=("att",), lyapunov=exponents, progress=False)
+                       record=("att",), lyapunov=exponents, compute=mf.Compute(progress=False))
         return time.perf_counter() - t0
 
     first = call(2)
@@ -91,7 +91,7 @@ from meanfield.simulation import simulate_batch
 model = mf.presets.random(seed=3, n_features=int(sys.argv[1]), semantic_bits=128, context=8, pe_bits=3)
 start = mf.State(att=np.full((8, model.n_features), 0.1), pe=np.ones((8, 3)))
 t0 = time.perf_counter()
-simulate_batch(model, 1, parameters={"beta_o": np.array([1.0])}, start=[start], record=("att",), progress=False)
+simulate_batch(model, 1, parameters={"beta_o": np.array([1.0])}, start=[start], record=("att",))
 print(time.perf_counter() - t0)
 """
 

@@ -34,7 +34,7 @@ def main():
             census = mf.find_attractors(model, 64, 40_000, 20_000, lyapunov=True, progress=False)
             labels = []
             for a in census.attractors:
-                run = mf.simulate(model, args.long, args.long // 2, start=a.state, lyapunov=True, progress=False)
+                run = mf.simulate(model, args.long, args.long // 2, start=a.state, lyapunov=True)
                 labels.append(classify(run).label)
                 disagree += labels[-1] != a.label
             worst = max(worst, census.unresolved_fraction)

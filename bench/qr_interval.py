@@ -18,7 +18,8 @@ def main():
 
     def run(r):
         start = time.perf_counter()
-        out = mf.simulate_batch(model, 6000, 2000, parameters={"beta_o": betas}, lyapunov=True, record=(), qr_every=r)
+        out = mf.simulate_batch(model, 6000, 2000, parameters={"beta_o": betas},
+                                lyapunov=mf.Lyapunov(qr_every=r), record=())
         return out.lyapunov, time.perf_counter() - start
 
     run(1)

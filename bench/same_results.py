@@ -58,6 +58,8 @@ def compute(workdir: str) -> dict:
     import meanfield as mf
     out = {}
     paper = mf.presets.paper
+    # the options as this tree's API takes them (records since the options redesign, keywords before)
+    quiet = {"compute": mf.Compute(progress=False)} if hasattr(mf, "Compute") else {"progress": False}
     models = {"paper_1.26": paper(beta_o=1.26), "paper_1.3": paper(beta_o=1.3), "paper_2.8": paper(beta_o=2.8),
               "pid": paper(beta_o=1.3).replace(control=mf.Control(kp=0.3, ki=0.1, kd=0.2, rho=0.95)),
               "sigma": mf.presets.sigma()}
@@ -67,7 +69,7 @@ def compute(workdir: str) -> dict:
             out[f"simulate.{name}.{key}"] = np.asarray(getattr(traj, key))
         _arrays(f"simulate.{name}.final", traj.final_state, out)
     batch = mf.simulate_batch(paper(), 4000, 1000, parameters={"beta_o": np.linspace(1.0, 3.0, 16)}, lyapunov=3,
-                              record=("mo_se", "att"), progress=False)
+                              record=("mo_se", "att"), **quiet)
     for key, value in batch.records.items():
         out[f"batch.records.{key}"] = np.asarray(value)
     for key in ("lyapunov", "lyapunov_stderr", "lyapunov_blocks", "final_att", "final_depth"):
@@ -81,7 +83,7 @@ def compute(workdir: str) -> dict:
     for i, b in enumerate(mf.bifurcations(paper(beta_o=1.2), "beta_o", (1.2, 1.3))):
         out[f"bifurcations.{i}"] = np.array([b.kind, repr(b.value), b.period])
         out[f"bifurcations.{i}.multipliers"] = np.asarray(b.multipliers)
-    census = mf.find_attractors(paper(beta_o=2.8), 64, 20_000, 10_000, progress=False)
+    census = mf.find_attractors(paper(beta_o=2.8), 64, 20_000, 10_000, **quiet)
     out["census.assignment"] = np.asarray(census.assignment)
     for i, a in enumerate(census.attractors):
         out[f"census.{i}"] = np.array([a.label, str(a.period), repr(a.fraction)])

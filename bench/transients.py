@@ -41,7 +41,7 @@ def main():
     beta = np.full(args.starts, args.beta)
     for k in range(1, args.chunks + 1):
         run = mf.simulate_batch(model, args.chunk, args.chunk - ROWS, parameters={"beta_o": beta}, start=windows,
-                                record=("att",), progress=False)
+                                record=("att",), compute=mf.Compute(progress=False))
         found = cycle_periods(run.records["att"], 256)
         arrived = np.isinf(chunk_of_arrival) & (found > 0)
         chunk_of_arrival[arrived], periods[arrived] = k, found[arrived]

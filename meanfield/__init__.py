@@ -34,6 +34,7 @@ _LAZY = {
     **dict.fromkeys(("BatchResult", "Trajectory", "simulate", "simulate_batch"), ".simulation"),
     "RunSpec": ".sweeps.config.runfile", "load_run": ".sweeps.config.runfile",
     "sweep": ".sweeps.execute.run",
+    **dict.fromkeys(("Compute", "Lyapunov", "Record"), ".options"),
     "sweep_results": ".sweeps.results.dataset",
     "open_run": ".sweeps.store",
 }

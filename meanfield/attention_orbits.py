@@ -26,6 +26,7 @@ from .model.equations import mean_field_step
 from .model.layout import map_tables, point_parameters
 from .model.spec import Control, ModelSpec, require_int
 from .model.state import State
+from .options import Compute
 from .simulation import checkpoint_start, simulate_batch
 
 #: Steps iterated from the start before Newton (and before the period is detected): enough for the rest
@@ -78,7 +79,7 @@ def settle(model: ModelSpec, state: State, transient: int) -> State:
     if steps == 0:
         return State(att=np.asarray(state.att, dtype=np.float64), pe=pe)
     run = simulate_batch(model.replace(control=Control()), steps, steps - 1, start=State(att=state.att, pe=pe),
-                         record=(), progress=False)
+                         record=(), compute=Compute(progress=False))
     return State(att=run.final_att[0], pe=run.final_pe[0] if model.pe_bits else [])
 
 
@@ -110,7 +111,8 @@ def _distance_envelope(model: ModelSpec, state: State, orbit: PeriodicOrbit, cyc
     count, att = cycles * orbit.period, np.asarray(state.att, dtype=np.float64)
     rows = att[::-1]                                          # oldest first
     if count > 1:
-        run = simulate_batch(model.replace(control=Control()), count - 1, 0, record=("att",), progress=False,
+        run = simulate_batch(model.replace(control=Control()), count - 1, 0, record=("att",),
+                             compute=Compute(progress=False),
                              start=State(att=att, pe=pe_window(model, state) if model.pe_bits else []))
         rows = np.concatenate([rows, run.records["att"][0]])
     windows = sliding_window_view(rows, att.shape[0], axis=0)[:, :, ::-1]      # (count, M, L), newest first

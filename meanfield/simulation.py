@@ -5,7 +5,7 @@ block sums of log|R_jj| into Lyapunov exponents with standard errors (docs/model
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +16,7 @@ from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, con
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
 from .model.spec import ModelSpec, require_int
 from .model.state import StartWindows, State
+from .options import Compute, Lyapunov, Record, check_compute
 from .progress import StepWatch, progress_bar
 from .short_repr import short_repr
 
@@ -132,14 +133,6 @@ class Trajectory:
         return self.model.forcing_period(self.record_every)
 
 
-def _check_record(record) -> np.ndarray:
-    record = (record,) if isinstance(record, str) else tuple(record)
-    unknown = [r for r in record if r not in OBSERVABLES]
-    if unknown or len(set(record)) != len(record):
-        raise ConfigError(f"record = {list(record)} is not allowed: choose distinct names from {list(OBSERVABLES)}")
-    return np.array([OBSERVABLES.index(r) for r in record], dtype=np.int64)
-
-
 def checkpoint_start(model: ModelSpec, key: str = "start") -> State:
     """The model's checkpoint, the default start of every tool; a ConfigError naming ``key`` when the model has
     none (a model from weights: the random preset, ``from_weights``)."""
@@ -217,10 +210,8 @@ def progress_pieces(n_points: int) -> int:
 
 
 def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, parameters: dict | None = None,
-                   start: State | Sequence[State] | StartWindows | None = None, lyapunov: bool | int = False,
-                   record: str | Sequence[str] = OBSERVABLES, record_every: int = 1, qr_every: int | None = None,
-                   n_blocks: int | None = None, backend: str | Callable = "cpu",
-                   progress: bool | None = None) -> BatchResult:
+                   start: State | Sequence[State] | StartWindows | None = None, lyapunov: bool | int | Lyapunov = False,
+                   record: str | Sequence[str] | Record = OBSERVABLES, compute: Compute = Compute()) -> BatchResult:
     """Iterate many parameter points of one model (same tables) at once.
 
     Parameters
@@ -234,39 +225,36 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         None = the model's checkpoint; token starts via :meth:`State.from_token`; many full windows with one
         PE window as arrays: :class:`~meanfield.model.state.StartWindows`. Without ``parameters``, n starts are
         n points of the model's own parameters.
-    lyapunov : bool or int
+    lyapunov : bool, int or ~meanfield.Lyapunov
         False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
-        a gain in ``parameters``) or the k leading exponents (:mod:`meanfield.model.run_rules`). Needs a full
-        window (D = L) at t = transient.
-    record : str or list of str
-        Observables to record.
-    record_every : int
-        The decimation: every ``record_every``-th iteration from ``transient`` on is recorded.
-    qr_every : int, optional
-        Re-orthonormalisation interval (default :data:`~meanfield.simulation.DEFAULT_QR_EVERY`); QR also runs at
-        block ends.
-    n_blocks : int, optional
-        Blocks for the standard errors (default min(20, steps - transient)).
-    backend : "cpu", "cuda" or "cuda:float32"
-        The cuda backends need the GPU extra (BackendError without a GPU).
-    progress : bool, optional
-        A progress bar on stderr over the points, its ETA measured after the first piece (which includes
-        compiling), with the step the running points have reached; the CPU batch then runs in up to
+        a gain in ``parameters``), the k leading exponents (:mod:`meanfield.model.run_rules`), or a
+        :class:`~meanfield.Lyapunov` that also sets the QR interval and the blocks of the standard errors.
+        Needs a full window (D = L) at t = transient.
+    record : str, list of str or ~meanfield.Record
+        Observables to record, or a :class:`~meanfield.Record` that also decimates (every ``every``-th
+        iteration from ``transient`` on).
+    compute : ~meanfield.Compute
+        The backend ("cpu", "cuda", "cuda:float32"; the cuda backends need the GPU extra, BackendError without
+        a GPU) and the progress bar on stderr over the points, its ETA measured after the first piece (which
+        includes compiling), with the step the running points have reached; the CPU batch then runs in up to
         :data:`~meanfield.simulation.PROGRESS_PIECES` pieces (identical results). Default: the bar appears once
         the batch has run :data:`~meanfield.simulation.PROGRESS_DELAY` seconds; False: none.
     """
     steps, transient = check_lengths(steps, transient)
-    selection = _check_record(record)
-    record_every = require_int("record_every", record_every, 1)
+    recording, spectrum, compute = Record.of(record), Lyapunov.of(lyapunov), check_compute(compute)
+    selection = np.array([OBSERVABLES.index(r) for r in recording.fields], dtype=np.int64)
+    record_every, backend, progress = recording.every, compute.backend, compute.progress
     params = batch_parameters(model, parameters)
     if not parameters and isinstance(start, StartWindows | list | tuple) and len(start) > 0:
         params = np.repeat(params, len(start), axis=0)          # one point per start
-    n_exponents = exponent_count(lyapunov, model, parameters or ())
+    n_exponents = exponent_count(spectrum and spectrum.asked, model, parameters or ())
     att0, pe0, depth0, starts = _start_arrays(model, start, params.shape[0])
     ctrl0 = control_start(params, att0, starts)
     n_saved = steps - transient
-    qr_every = DEFAULT_QR_EVERY if qr_every is None else require_int("qr_every", qr_every, 1)
-    n_blocks = min(DEFAULT_BLOCKS, n_saved) if n_blocks is None else require_int("n_blocks", n_blocks, 1, n_saved)
+    spectrum = spectrum or Lyapunov()
+    qr_every = DEFAULT_QR_EVERY if spectrum.qr_every is None else spectrum.qr_every
+    n_blocks = spectrum.n_blocks or min(DEFAULT_BLOCKS, n_saved)
+    require_int("n_blocks", n_blocks, 1, n_saved)
     check_full_window(n_exponents, depth0, transient, model.context)
     if isinstance(backend, str):
         _check_memory(params.shape[0] * (-(-n_saved // record_every)) * len(selection) * model.n_features * 8)
@@ -325,25 +313,22 @@ def _backend(name):
     return backend(dtype)
 
 
-def simulate(model, steps: int, transient: int = 0, *, start: State | None = None, lyapunov: bool | int = False,
-             record: str | Sequence[str] | None = None, record_every: int | None = None,
-             qr_every: int | None = None, n_blocks: int | None = None, backend: str | Callable | None = None,
-             progress: bool | None = None) -> Trajectory | MapTrajectory:
-    """Simulate one parameter point; see :func:`simulate_batch` for the arguments (an option left None takes
-    :func:`simulate_batch`'s default: every observable, every step, the CPU).
+def simulate(model, steps: int, transient: int = 0, *, start: State | None = None,
+             lyapunov: bool | int | Lyapunov = False, record: str | Sequence[str] | Record | None = None,
+             compute: Compute = Compute()) -> Trajectory | MapTrajectory:
+    """Simulate one parameter point; see :func:`simulate_batch` for the arguments (``record`` None: every
+    observable, every step).
 
-    Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record_every, M), row t
-    being iteration transient + t·record_every (docs/model.md §3.2). A system (the attention model's
+    Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record.every, M), row t
+    being iteration transient + t·record.every (docs/model.md §3.2). A system (the attention model's
     ``AttentionSystem``, a user's :class:`~meanfield.analysis.Map`, docs/architecture.md §2) runs itself with the
     options given: a Map by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array,
     ``lyapunov``; an option of the attention kernel is refused).
     """
-    options = {name: value for name, value in dict(record=record, record_every=record_every, qr_every=qr_every,
-                                                   n_blocks=n_blocks, backend=backend, progress=progress).items()
-               if value is not None}
     if hasattr(model, "simulate"):         # a system (docs/architecture.md): it runs itself
-        return model.simulate(steps, transient, start=start, lyapunov=lyapunov, **options)
-    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, **options).point(0)
+        return model.simulate(steps, transient, start=start, lyapunov=lyapunov, record=record, compute=compute)
+    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov,
+                          record=OBSERVABLES if record is None else record, compute=compute).point(0)
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

@@ -33,6 +33,7 @@ from .census.system import as_system
 from .errors import AnalysisError, ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec, require_interval
 from .model.state import State
+from .options import Compute
 from .periodic_orbits import bifurcations, periodic_orbit
 from .simulation import simulate
 
@@ -142,7 +143,7 @@ def arnold_tongue(model: ModelSpec, state: State, parameters=("beta_o", "beta_at
     ~meanfield.tongues.Tongue
     """
     model, first, second, lo, hi = _check(model, state, parameters, interval, search)
-    run = simulate(model, LOCK_POINTS * model.context, start=state, record="att", progress=False)
+    run = simulate(model, LOCK_POINTS * model.context, start=state, record="att", compute=Compute(progress=False))
     rotation = rotation_number(run)
     if rotation.locked is None or rotation.locked[1] < 3:
         seen = f"ρ = {rotation.number:.6g} ± {rotation.stderr:.2g}" if rotation.locked is None else \
@@ -186,7 +187,7 @@ def _critical_rotation(curve: Curve) -> np.ndarray:
 def _torus_rotation(model: ModelSpec, start: State):
     """The rotation of the attractor a run from ``start`` reaches (None where it is not on a circle), and the
     run's final state."""
-    run = simulate(model, TORUS_RUN, TORUS_TRANSIENT, start=start, record="att", progress=False)
+    run = simulate(model, TORUS_RUN, TORUS_TRANSIENT, start=start, record="att", compute=Compute(progress=False))
     try:
         return rotation_number(run), run.final_state
     except AnalysisError:

@@ -36,13 +36,29 @@ def nothing_compiled_or_run(monkeypatch):
     monkeypatch.setattr(meanfield.analysis.maps, "_orbit", refuse)
 
 
+class Made:
+    """An option record made inside the test (a record checks its fields when it is made)."""
+
+    def __init__(self, record, **fields):
+        self.record, self.fields = record, fields
+
+    def __call__(self):
+        return self.record(**self.fields)
+
+
 CORPUS = {
     # (entry point, positional arguments, keyword arguments, the argument the error must name)
     "simulate": [
         ((PAPER, 0), {}, "steps"), ((PAPER, 2.5), {}, "steps"), ((PAPER, 10, -1), {}, "transient"),
         ((PAPER, 10, 10), {}, "transient"), ((PAPER, 10), {"lyapunov": 13}, "lyapunov"),
-        ((PAPER, 10), {"record": "nope"}, "record"), ((PAPER, 10), {"record_every": 0}, "record_every"),
-        ((PAPER, 10), {"backend": "tpu"}, "backend"), ((PAPER, 10), {"start": "checkpoint"}, "start"),
+        ((PAPER, 10), {"record": "nope"}, "record"), ((PAPER, 10), {"record": Made(mf.Record, every=0)}, "every"),
+        ((PAPER, 10), {"lyapunov": Made(mf.Lyapunov, qr_every=0)}, "qr_every"),
+        ((PAPER, 10), {"lyapunov": Made(mf.Lyapunov, n_blocks=2.5)}, "n_blocks"),
+        ((PAPER, 100, 95), {"lyapunov": mf.Lyapunov(n_blocks=6)}, "n_blocks"),
+        ((PAPER, 10), {"lyapunov": "all"}, "lyapunov"),
+        ((PAPER, 10), {"compute": Made(mf.Compute, backend="tpu")}, "backend"),
+        ((PAPER, 10), {"compute": Made(mf.Compute, progress="yes")}, "progress"),
+        ((PAPER, 10), {"compute": "cuda"}, "compute"), ((PAPER, 10), {"start": "checkpoint"}, "start"),
         ((HENON, 0), {}, "transient"), ((HENON, 10), {"record": "att"}, "record"),
     ],
     "simulate_batch": [
@@ -110,6 +126,6 @@ CASES = [(name, *case) for name, cases in CORPUS.items() for case in cases]
                          ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(CASES)])
 def test_a_bad_argument_is_refused_before_anything_compiles(name, args, kwargs, key):
     with pytest.raises(mf.ConfigError) as refused:
-        getattr(mf, name)(*args, **kwargs)
+        getattr(mf, name)(*args, **{k: v() if isinstance(v, Made) else v for k, v in kwargs.items()})
     message = str(refused.value)
     assert key in message and "\n" not in message, message

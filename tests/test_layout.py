@@ -19,7 +19,7 @@ FLOORS = (
     ("errors", "version", "progress", "compiled_cache", "short_repr"),
     ("analysis",),
     ("model",),
-    ("presets",),
+    ("presets", "options"),             # the option records check their fields with the model's rules
     ("kernels",),
     ("simulation",),
     ("attention_orbits",),               # Newton's start is settled by a run of the kernel

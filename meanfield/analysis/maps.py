@@ -195,15 +195,22 @@ class Map:
                     pass                                 # a diverging tangent: +inf, the run is divergent
         return SystemRun(recorded, recorded, lam if k else None, err if k else None, finals)
 
-    def simulate(self, steps: int, transient: int = 0, *, start=None, lyapunov: bool | int = False,
-                 **options) -> MapTrajectory:
-        """One run from ``start`` (default :attr:`state`), as :meth:`run` (``mf.simulate`` of a Map). ``options``
-        are :func:`meanfield.simulate`'s other keywords: a Map records its whole state on the CPU in one compiled
-        call, so only their defaults (``backend="cpu"``, no ``progress``) are allowed."""
-        for name, value in options.items():
-            if (name, value) not in (("backend", "cpu"), ("progress", None), ("progress", False)):
-                raise ConfigError(f"{name} = {value!r} is not allowed for a Map: it records its whole state on the "
-                                  "CPU in one compiled call (backend 'cpu', no progress bar)")
+    def simulate(self, steps: int, transient: int = 0, *, start=None, lyapunov=False, record=None,
+                 compute=None) -> MapTrajectory:
+        """One run from ``start`` (default :attr:`state`), as :meth:`run` (``mf.simulate`` of a Map). A Map records
+        its whole state on the CPU in one compiled call: ``record`` must be None, ``compute`` the default
+        (``meanfield.Compute()``, or no progress bar), ``lyapunov`` False, True, k or a ``meanfield.Lyapunov`` of
+        k alone."""
+        if record is not None:
+            raise ConfigError(f"record = {record!r} is not allowed for a Map: it records its whole state")
+        if compute is not None and (compute.backend != "cpu" or compute.progress or compute.chunk is not None):
+            raise ConfigError(f"compute = {compute!r} is not allowed for a Map: it runs on the CPU in one compiled "
+                              "call (backend 'cpu', no progress bar, no chunks)")
+        if hasattr(lyapunov, "qr_every"):         # a meanfield.Lyapunov record
+            if lyapunov.qr_every is not None or lyapunov.n_blocks is not None:
+                raise ConfigError(f"lyapunov = {lyapunov!r} is not allowed for a Map: only k (QR every step, "
+                                  "20 blocks)")
+            lyapunov = True if lyapunov.k is None else lyapunov.k
         if int(steps) <= int(transient) or int(transient) < 0:
             raise ConfigError(f"transient = {transient!r} is not allowed with steps = {steps!r}: "
                               "0 <= transient < steps")

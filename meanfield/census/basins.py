@@ -34,6 +34,7 @@ from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, _hausdorff, assign_to_
 from ..errors import ConfigError
 from ..model.spec import ModelSpec, require_finite, require_int
 from ..model.state import StartWindows, State
+from ..options import Compute
 from ..short_repr import short_repr
 from ..simulation import simulate_batch
 from .find import MAX_PERIOD, check_census_options
@@ -174,7 +175,7 @@ def plane_ids(model: ModelSpec, plane_: Plane, rows: range, known: KnownAttracto
     values = {"beta_o": model.beta_o} if not values else values
     batch = simulate_batch(model, steps, transient, parameters={k: np.full(len(starts), float(x))
                                                                  for k, x in values.items()},
-                           start=starts, record=("att",), backend=backend, progress=False)
+                           start=starts, record=("att",), compute=Compute(backend=backend, progress=False))
     ids = assign_tails(batch.records["att"], known, max_period=max_period, rtol=rtol)
     return ids.reshape(len(rows), plane_.v.size)
 

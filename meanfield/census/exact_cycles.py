@@ -18,6 +18,7 @@ import numpy as np
 from ..model import Control
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import StartWindows
+from ..options import Compute
 from ..simulation import simulate_batch
 
 #: The steps at which the windows are compared (each needs the transient to reach past it).
@@ -64,7 +65,7 @@ def run_skipping_cycles(model: ModelSpec, starts: list, steps: int, transient: i
 
 def _run_lanes(model, lanes, values, start, steps, transient, record, progress):
     """The kernel run of the starts ``lanes`` (from ``start``), each at its own parameter values."""
-    return simulate_batch(model, steps, transient, start=start, record=record, progress=progress,
+    return simulate_batch(model, steps, transient, start=start, record=record, compute=Compute(progress=progress),
                           parameters={k: np.asarray(v)[lanes] for k, v in values.items()})
 
 

@@ -18,8 +18,10 @@ from ..analysis.orbits import PeriodicOrbit
 from ..attention_orbits import confirm_cycle, curve_family, orbit_problem
 from ..errors import ConfigError
 from ..model import Control
+from ..model.layout import OBSERVABLES
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
+from ..options import Compute
 from ..simulation import simulate_batch
 from .exact_cycles import run_skipping_cycles, skips_cycles
 from .starts import sample
@@ -54,9 +56,10 @@ class AttentionSystem:
         self.index(name)
         return getattr(self.model, name)
 
-    def simulate(self, steps: int, transient: int = 0, **options):
+    def simulate(self, steps: int, transient: int = 0, *, record=None, **options):
         """One run, as :func:`meanfield.simulate` of the model."""
-        return simulate_batch(self.model, steps, transient, **options).point(0)
+        return simulate_batch(self.model, steps, transient, record=OBSERVABLES if record is None else record,
+                              **options).point(0)
 
     def orbit_problem(self, state: State | None, transient: int, period: int | None, parameter: str | None = None,
                       value: float | None = None):
@@ -86,7 +89,7 @@ class AttentionSystem:
             return SystemRun(records["att"], records.get("mo_se"), None, None,
                              _FinalStates(lambda i: State(att=final_att[i], pe=final_pe[i]), len(starts)))
         batch = simulate_batch(self.model, steps, transient, parameters=values, start=starts, lyapunov=lyapunov,
-                               record=record, backend=backend, progress=progress)
+                               record=record, compute=Compute(backend=backend, progress=progress))
         return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
                          _FinalStates(batch.final_state, len(starts)))
 

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..model.spec import ModelSpec
 from ..model.state import StartWindows, State
+from ..options import Compute
 from ..simulation import simulate_batch
 
 #: Central-difference step of the monodromy (module docstring).
@@ -55,7 +56,7 @@ def cycle_images(model: ModelSpec, beta: float, windows: np.ndarray, pe: np.ndar
     """Φ^L of each window (n, L, M) at PE window ``pe`` and β_o = ``beta``, by the compiled kernel."""
     L = model.context
     run = simulate_batch(model, L, L - 1, parameters={"beta_o": np.full(len(windows), float(beta))},
-                         start=StartWindows(att=windows, pe=pe), record=(), progress=False)
+                         start=StartWindows(att=windows, pe=pe), record=(), compute=Compute(progress=False))
     return np.asarray(run.final_att)
 
 
@@ -98,7 +99,7 @@ def settled_window(model: ModelSpec, beta: float, steps: int) -> tuple[np.ndarra
     """The window and PE window after ``steps`` steps (a multiple of L) from the all-(+1) token at β_o = ``beta``."""
     start = State.from_token(model, np.ones(model.weights["v"].shape[1]))
     run = simulate_batch(model, steps, steps - 1, parameters={"beta_o": np.array([float(beta)])}, start=start,
-                         record=(), progress=False)
+                         record=(), compute=Compute(progress=False))
     return np.asarray(run.final_att[0]), np.asarray(run.final_pe[0])
 
 

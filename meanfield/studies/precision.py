@@ -15,6 +15,7 @@ import numpy as np
 
 from ..analysis import classify
 from ..errors import MeanfieldError
+from ..options import Compute
 from ..simulation import simulate_batch
 
 #: Observable compared for the divergence time (the attention output, docs/model.md §3 step 5).
@@ -54,8 +55,9 @@ def precision_check(model, steps: int, transient: int = 0, *, parameters: dict |
     starts = start if start is None or not isinstance(start, (list, tuple)) else [start[i] for i in idx]
     short = min(int(steps), int(divergence_steps_max))
     kw = dict(parameters=params, start=starts)
-    a64 = simulate_batch(model, short, 0, record=(DIVERGENCE_OBSERVABLE,), backend="cuda", **kw)
-    a32 = simulate_batch(model, short, 0, record=(DIVERGENCE_OBSERVABLE,), backend="cuda:float32", **kw)
+    a64 = simulate_batch(model, short, 0, record=(DIVERGENCE_OBSERVABLE,), compute=Compute(backend="cuda"), **kw)
+    a32 = simulate_batch(model, short, 0, record=(DIVERGENCE_OBSERVABLE,), compute=Compute(backend="cuda:float32"),
+                         **kw)
     div = divergence_steps(a64.records[DIVERGENCE_OBSERVABLE], a32.records[DIVERGENCE_OBSERVABLE], tolerance)
     apart = div[div >= 0]
     report = {"float32_check_points": int(idx.size), "float32_check_tolerance": float(tolerance),
@@ -66,8 +68,8 @@ def precision_check(model, steps: int, transient: int = 0, *, parameters: dict |
     if not lyapunov and not classify:
         return report
     full = dict(kw, lyapunov=lyapunov, record=("mo_se",))
-    r64 = simulate_batch(model, steps, transient, backend="cuda", **full)
-    r32 = simulate_batch(model, steps, transient, backend="cuda:float32", **full)
+    r64 = simulate_batch(model, steps, transient, compute=Compute(backend="cuda"), **full)
+    r32 = simulate_batch(model, steps, transient, compute=Compute(backend="cuda:float32"), **full)
     if r64.lyapunov is not None:
         with np.errstate(invalid="ignore"):
             gap = np.abs(r64.lyapunov[:, 0] - r32.lyapunov[:, 0])

@@ -92,7 +92,7 @@ def test_the_paper_models_torus_starts_at_the_critical_multipliers_angle():
     onset = rest_onset(mf.presets.paper(), (1.0, 1.3))
     assert onset.kind == "neimark_sacker"
     betas = onset.value + np.array([5e-4, 1.5e-3])
-    rho = [rotation_number(mf.simulate(mf.presets.paper(beta_o=b), 300_000, 200_000, progress=False)) for b in betas]
+    rho = [rotation_number(mf.simulate(mf.presets.paper(beta_o=b), 300_000, 200_000)) for b in betas]
     assert all(r.locked is None and r.stderr < 1e-9 for r in rho)
     at_point = rho[0].number - (rho[1].number - rho[0].number) / (betas[1] - betas[0]) * (betas[0] - onset.value)
     assert at_point == pytest.approx(onset.rotation_number, abs=2e-5)
@@ -139,7 +139,7 @@ def test_the_classifier_reports_a_locked_cycles_rotation(beta_o, locked):
     # rotation-ordered (no invariant circle): no frequency
     import meanfield as mf
     from meanfield.analysis import classify
-    run = mf.simulate(mf.presets.paper(beta_o=beta_o), 300_000, 200_000, record=("mo_se", "att"), progress=False)
+    run = mf.simulate(mf.presets.paper(beta_o=beta_o), 300_000, 200_000, record=("mo_se", "att"))
     result = classify(run)
     assert result.label == "periodic"
     if locked is None:

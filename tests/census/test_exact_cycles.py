@@ -16,8 +16,8 @@ STEPS, TRANSIENT, STARTS = 20_000, 19_000, 32
 def plain(model, starts, series):
     """The run without skipping: one simulate_batch call (the oracle)."""
     values = {"beta_o": np.full(len(starts), model.beta_o)}
-    return simulate_batch(model, STEPS, TRANSIENT, parameters=values, start=starts, progress=False,
-                          record=("att", "mo_se") if series else ("att",))
+    return simulate_batch(model, STEPS, TRANSIENT, parameters=values, start=starts,
+                          record=("att", "mo_se") if series else ("att",), compute=mf.Compute(progress=False))
 
 
 @pytest.fixture

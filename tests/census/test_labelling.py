@@ -50,7 +50,7 @@ def test_an_undecided_attractor_is_labelled_on_a_run_ten_tails_long():
     out = label_on_longer_runs(system, [decided, undecided], partial(labelling_runs, system, steps=STEPS,
                                                                       transient=TRANSIENT))
     steps = LABEL_TAILS * (STEPS - TRANSIENT)
-    independent = classify(mf.simulate(RING, steps, 0, start=undecided.state, progress=False))
+    independent = classify(mf.simulate(RING, steps, 0, start=undecided.state, compute=mf.Compute(progress=False)))
     assert independent.label == "quasi_periodic"                  # golden-mean rotation: a torus, never locked
     assert out[1].label == independent.label and f"labelled on {steps} steps" in out[1].reason
     assert out[0] is decided                                      # a decided label is left as it is

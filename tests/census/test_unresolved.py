@@ -32,14 +32,14 @@ def test_below_the_neimark_sacker_point_every_start_reaches_the_rest_cycle():
     rest, = found.attractors
     assert (rest.label, rest.period, rest.fraction) == ("fixed_point", 4, 1.0) and "Newton" in rest.reason
     model = mf.presets.paper(beta_o=BELOW_NS)
-    from_state = classify(mf.simulate(model, 200_000, 100_000, start=rest.state, progress=False))
+    from_state = classify(mf.simulate(model, 200_000, 100_000, start=rest.state, compute=mf.Compute(progress=False)))
     assert from_state.label == "fixed_point"
     # independently of the census: a start run for 10^6 steps (|μ|^250000 ≈ e^-107) has settled on it
     start = sample(model, 1, "uniform", seed=0)[0]
-    long_run = mf.simulate(model, 1_000_000, 900_000, start=start, progress=False)
+    long_run = mf.simulate(model, 1_000_000, 900_000, start=start, compute=mf.Compute(progress=False))
     assert classify(long_run).label == "fixed_point"
     assert np.abs(np.asarray(long_run.final_state.att) - np.asarray(
-        mf.simulate(model, 1_000_000, 999_999, start=rest.state, progress=False).final_state.att)).max() < 1e-9
+        mf.simulate(model, 1_000_000, 999_999, start=rest.state).final_state.att)).max() < 1e-9
 
 
 @pytest.mark.slow  # a 64-start census with exponents whose unresolved starts run on 10 tails: ~10 s
@@ -49,7 +49,7 @@ def test_below_the_period_28_fold_the_starts_that_wander_longer_are_run_on():
     chaotic, = [a for a in found.attractors if a.label == "chaotic"]
     assert chaotic.fraction >= 0.75 and "long transient" in chaotic.reason
     long_run = classify(mf.simulate(mf.presets.paper(beta_o=BELOW_FOLD), 400_000, 200_000, start=chaotic.state,
-                                    lyapunov=True, progress=False))
+                                    lyapunov=True, compute=mf.Compute(progress=False)))
     assert long_run.label == "chaotic" and long_run.evidence["lambda1"] > 3 * long_run.evidence["lambda1_stderr"]
 
 
@@ -60,7 +60,7 @@ def test_below_the_1_4_tongue_the_torus_is_labelled_on_a_longer_run():
     assert any("labelled on 200000 steps" in a.reason for a in found.attractors)     # the case this test is about
     model = mf.presets.paper(beta_o=BELOW_TONGUE)
     for a in found.attractors:
-        long_run = classify(mf.simulate(model, 200_000, 100_000, start=a.state, lyapunov=True, progress=False))
+        long_run = classify(mf.simulate(model, 200_000, 100_000, start=a.state, lyapunov=True))
         assert a.label == long_run.label != "unresolved"
 
 

@@ -85,8 +85,8 @@ def test_simulate_batch_backend_cuda_equals_cpu():
     model = mf.presets.paper()
     kw = dict(parameters={"beta_o": np.array([0.5, 1.266, 2.7])}, lyapunov=3, record=("att", "mo_se"))
     from meanfield.simulation import simulate_batch
-    cpu = simulate_batch(model, 100, 20, backend="cpu", **kw)
-    gpu = simulate_batch(model, 100, 20, backend="cuda", **kw)
+    cpu = simulate_batch(model, 100, 20, **kw, compute=mf.Compute(backend="cpu"))
+    gpu = simulate_batch(model, 100, 20, **kw, compute=mf.Compute(backend="cuda"))
     shifted = cpu if SIMULATOR else simulate_batch(model, 100, 20, start=moved_state(model.checkpoint), **kw)
     pairs = [(gpu.records[name], cpu.records[name], shifted.records[name], name) for name in kw["record"]]
     pairs += [(gpu.lyapunov, cpu.lyapunov, shifted.lyapunov, "lyapunov"),

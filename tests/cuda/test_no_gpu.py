@@ -23,11 +23,11 @@ def no_gpu(monkeypatch):
 def test_backend_cuda_without_gpu_is_a_clear_error(no_gpu):
     model = mf.presets.paper()
     with pytest.raises(BackendError, match="no CUDA GPU or driver was found.*backend = 'cpu'"):
-        simulate_batch(model, 10, backend="cuda")
+        simulate_batch(model, 10, compute=mf.Compute(backend="cuda"))
     with pytest.raises(BackendError):
-        simulate_batch(model, 10, backend="cuda:float32")
+        simulate_batch(model, 10, compute=mf.Compute(backend="cuda:float32"))
     assert no_gpu.point_kernel.cache_info().currsize == 0     # nothing was compiled
-    result = simulate_batch(model, 10, backend="cpu")      # the CPU path still works
+    result = simulate_batch(model, 10, compute=mf.Compute(backend="cpu"))      # the CPU path still works
     assert np.all(np.isfinite(result.records["att"]))
 
 
@@ -35,7 +35,7 @@ def test_missing_numba_cuda_is_a_clear_error(monkeypatch):
     from meanfield.kernels import cuda
     monkeypatch.setattr(cuda, "cuda", None)
     with pytest.raises(BackendError, match="numba-cuda"):
-        simulate_batch(mf.presets.paper(), 10, backend="cuda")
+        simulate_batch(mf.presets.paper(), 10, compute=mf.Compute(backend="cuda"))
 
 
 def test_this_machine_without_gpu():
@@ -43,13 +43,13 @@ def test_this_machine_without_gpu():
     if cuda.simulator_enabled() or (cuda.cuda is not None and cuda.cuda.is_available()):
         pytest.skip("a GPU (or the simulator) is available here")
     with pytest.raises(BackendError, match="not available"):
-        simulate_batch(mf.presets.paper(), 10, backend="cuda")
+        simulate_batch(mf.presets.paper(), 10, compute=mf.Compute(backend="cuda"))
 
 
 def test_unknown_backend_is_a_config_error():
     from meanfield.errors import ConfigError
     with pytest.raises(ConfigError, match="cuda"):
-        simulate_batch(mf.presets.paper(), 10, backend="tpu")
+        simulate_batch(mf.presets.paper(), 10, compute=mf.Compute(backend="tpu"))
 
 
 def test_info_devices_without_gpu(no_gpu, capsys):

@@ -21,8 +21,9 @@ def divergence_by_hand(steps, tolerance=1e-3):
     the two trajectories (float64 on the CPU backend, not the CUDA one precision_check runs)."""
     from meanfield.simulation import simulate_batch
     model, values = mf.presets.paper(), {"beta_o": SAMPLED}
-    a64 = simulate_batch(model, steps, 0, parameters=values, record=("att",), backend="cpu").records["att"]
-    a32 = simulate_batch(model, steps, 0, parameters=values, record=("att",), backend="cuda:float32").records["att"]
+    a64 = simulate_batch(model, steps, 0, parameters=values, record=("att",)).records["att"]
+    a32 = simulate_batch(model, steps, 0, parameters=values, record=("att",),
+                         compute=mf.Compute(backend="cuda:float32")).records["att"]
     first = []
     for gap in np.abs(a64 - a32).reshape(len(SAMPLED), steps, -1):
         apart = [t for t in range(steps) if gap[t].max() > tolerance]

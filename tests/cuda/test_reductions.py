@@ -71,9 +71,9 @@ def test_reducing_backend_in_simulate_batch():
     model = mf.presets.paper()
     kw = dict(parameters={"beta_o": np.linspace(0.5, 3.0, 6)}, record=("att", "mo_se"), lyapunov=2)
     spec = ReductionSpec(bins=40, band_tol=0.05)
-    plain = simulate_batch(model, 120, 20, backend="cuda", **kw)
+    plain = simulate_batch(model, 120, 20, **kw, compute=mf.Compute(backend="cuda"))
     kernel = ReducingBackend(spec, tail=9)
-    gpu = simulate_batch(model, 120, 20, backend=kernel, **kw)
+    gpu = simulate_batch(model, 120, 20, **kw, compute=mf.Compute(backend=kernel))
     assert_same(reduce_points(plain.records["mo_se"], spec), kernel.reduced)
     for name in kw["record"]:
         np.testing.assert_array_equal(gpu.records[name], plain.records[name][:, -9:])

@@ -49,11 +49,11 @@ def test_many_features_follow_the_column_form_equations(n_features, context):
     random_window = mf.State(rng.uniform(-1, 1, (context, n_features)),
                              rng.choice([-1.0, 1.0], (context, model.pe_bits)))
     for start in (random_window, token):
-        traj = mf.simulate(model, 25, start=start, record=("att", "mo", "mo_se"), progress=False)
+        traj = mf.simulate(model, 25, start=start, record=("att", "mo", "mo_se"), compute=mf.Compute(progress=False))
         expected = column_form_run(model, np.asarray(start.att), np.asarray(start.pe, dtype=float), 25)
         for name in ("att", "mo", "mo_se"):
             np.testing.assert_allclose(getattr(traj, name), expected[name], rtol=0, atol=1e-12, err_msg=name)
-        alone = mf.simulate(model, 25, start=start, record=("att",), progress=False)
+        alone = mf.simulate(model, 25, start=start, record=("att",), compute=mf.Compute(progress=False))
         assert alone.att.tobytes() == traj.att.tobytes()
 
 
@@ -77,6 +77,6 @@ def test_every_large_shape_runs_on_one_compiled_kernel():
                                   pe_bits=int(np.log2(context)))
         start = mf.State(np.full((context, n_features), 0.1), np.ones((context, model.pe_bits)))
         for exponents in (False, 3):
-            mf.simulate_batch(model, 4, parameters={"beta_o": np.array([0.5, 1.5])}, start=start,
-                              lyapunov=exponents, progress=False)
+            mf.simulate_batch(model, 4, parameters={"beta_o": np.array([0.5, 1.5])}, start=start, lyapunov=exponents,
+                              compute=mf.Compute(progress=False))
     assert len(cpu.tile_kernels(64, 64, 1).run_tiles.signatures) == 1

@@ -59,8 +59,8 @@ def test_map_of_the_class_tables_equals_the_full_tables_bit_for_bit():
     assert sparse.tanh_signs.shape[0] <= 6 < dense.tanh_signs.shape[0] == 16
     rng = np.random.default_rng(2)
     start = mf.State(att=rng.uniform(-1, 1, (4, 5)), pe=rng.choice([-1.0, 1.0], (4, 2)))
-    a = mf.simulate(sparse, 300, 100, start=start, lyapunov=3, progress=False)
-    b = mf.simulate(dense, 300, 100, start=start, lyapunov=3, progress=False)
+    a = mf.simulate(sparse, 300, 100, start=start, lyapunov=3, compute=mf.Compute(progress=False))
+    b = mf.simulate(dense, 300, 100, start=start, lyapunov=3, compute=mf.Compute(progress=False))
     np.testing.assert_array_equal(a.att, b.att)
     np.testing.assert_array_equal(a.lyapunov, b.lyapunov)
 
@@ -101,7 +101,7 @@ def test_mean_fields_of_64_features_equal_the_column_average():
     rng = np.random.default_rng(0)
     att = rng.uniform(-1, 1, size=(4, 64))
     pe = rng.choice([-1.0, 1.0], size=(4, 2))
-    traj = mf.simulate(model, 1, start=mf.State(att, pe), progress=False)
+    traj = mf.simulate(model, 1, start=mf.State(att, pe), compute=mf.Compute(progress=False))
     w = 1 - model.epsilon
     for alpha, got in (("o", traj.mo), ("v", traj.mv), ("q", traj.mq), ("k", traj.mk)):
         semantic = (weights[alpha][:, :n_se] * np.tanh(model.beta_o * weights["o"][:, :n_se].T @ att[0]).T).mean(1)

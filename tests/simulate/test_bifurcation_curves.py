@@ -125,7 +125,7 @@ def test_a_point_from_another_pe_window_needs_its_state():
     another cycle; with it, the curve starts at the point."""
     model = mf.presets.paper()
     pe = np.asarray(model.checkpoint.pe, dtype=float)[[1, 0, 2, 3]]
-    settled = mf.simulate(model, 4000, 0, start=mf.State(att=model.checkpoint.att, pe=pe), progress=False)
+    settled = mf.simulate(model, 4000, 0, start=mf.State(att=model.checkpoint.att, pe=pe))
     point = mf.bifurcations(model, "beta_o", (1.1, 1.5), state=settled.final_state)[0]
     with pytest.raises(ConfigError, match="^state: the point's windows are no cycle"):
         mf.bifurcation_curve(model, point, "beta_att", (2.1, 2.3))

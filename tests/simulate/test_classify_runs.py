@@ -54,7 +54,7 @@ def test_classify_of_a_batch_point_is_the_sweeps_label(batch):
 
 def test_the_forcing_period_counts_recorded_rows():
     model = mf.presets.paper(beta_o=0.5)
-    traj = mf.simulate(model, 4_000, 2_000, record=("mo_se",), record_every=2)
+    traj = mf.simulate(model, 4_000, 2_000, record=mf.Record(("mo_se",), every=2))
     assert traj.forcing_period == 2                # L = 4 steps, seen every 2nd step
     out = classify(traj)
     assert (out.label, out.period) == ("fixed_point", 2), out.reason

@@ -67,7 +67,7 @@ def test_extended_spectrum_matches_numpy_qr(paper):
     Gram-Schmidt vs Householder differ there by ~1e-2 for the uncontrolled kernel as well)."""
     model = with_control(paper.replace(beta_o=1.3), kp=0.3, ki=0.2, kd=0.1, rho=0.9)
     steps, n = 150, model.context * model.n_features
-    traj = mf.simulate(model, steps, 0, lyapunov=True, n_blocks=1, record=("att",))
+    traj = mf.simulate(model, steps, 0, lyapunov=mf.Lyapunov(n_blocks=1), record=("att",))
     assert traj.lyapunov.shape == (n + 2 * model.n_features,)
     state = model.checkpoint
     ctrl = control_start(batch_parameters(model), state.att[None], [state])[0]

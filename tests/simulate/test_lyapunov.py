@@ -86,12 +86,12 @@ def test_leading_exponent_equals_two_trajectory_estimate():
 def test_qr_interval_is_exact_for_the_leading_exponent():
     model = mf.presets.paper(beta_o=1.3)
     every = mf.simulate(model, 3000, 1000, lyapunov=2, record=())
-    sparse = mf.simulate(model, 3000, 1000, lyapunov=2, record=(), qr_every=4)
+    sparse = mf.simulate(model, 3000, 1000, lyapunov=mf.Lyapunov(k=2, qr_every=4), record=())
     np.testing.assert_allclose(sparse.lyapunov, every.lyapunov, rtol=0, atol=1e-9)
 
 
 def test_standard_error_from_blocks():
-    traj = mf.simulate(mf.presets.paper(beta_o=1.3), 5000, 1000, lyapunov=3, record=(), n_blocks=10)
+    traj = mf.simulate(mf.presets.paper(beta_o=1.3), 5000, 1000, lyapunov=mf.Lyapunov(k=3, n_blocks=10), record=())
     blocks = traj.lyapunov_blocks
     assert blocks.shape == (10, 3)
     np.testing.assert_allclose(blocks.mean(0), traj.lyapunov, rtol=1e-12)   # equal-length blocks

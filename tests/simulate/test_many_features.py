@@ -25,7 +25,7 @@ def start(model):
 
 
 def test_a_stable_cycle_is_found_by_every_tool(model, start):
-    run = mf.simulate(model, 3000, 1000, start=start, lyapunov=4, progress=False)
+    run = mf.simulate(model, 3000, 1000, start=start, lyapunov=4, compute=mf.Compute(progress=False))
     label = classify(run)
     assert label.label == "fixed_point" and label.period == model.forcing_period()
     assert np.all(run.lyapunov < -0.1)                                # 4 of the 256 exponents, all contracting
@@ -43,7 +43,7 @@ def test_a_stable_cycle_is_found_by_every_tool(model, start):
 def ns_point(model, start):
     """The rest cycle's first Neimark–Sacker point along β_o from 2.3, with the run it was located from."""
     at = model.replace(beta_o=2.3)
-    run = mf.simulate(at, 3000, 2000, start=start, progress=False)
+    run = mf.simulate(at, 3000, 2000, start=start, compute=mf.Compute(progress=False))
     return at, run, mf.bifurcations(at, "beta_o", (2.3, 2.6), state=run.final_state)
 
 
@@ -120,7 +120,7 @@ def test_a_run_file_sweep_of_64_features_equals_the_batch_api(model, tmp_path):
     chunk = compute_chunk(run, np.arange(2), np.full(2, -1))
     start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
     direct = simulate_batch(model, 400, 200, parameters={"beta_o": np.array([0.3, 2.6])}, start=start,
-                            record=("mo_se",), progress=False)
+                            record=("mo_se",), compute=mf.Compute(progress=False))
     np.testing.assert_array_equal(chunk["final_att"], direct.final_att)
 
 
@@ -134,6 +134,6 @@ def test_the_command_line_simulates_64_features(model, tmp_path):
                  "-o", str(out), "-q"]) == 0
     import h5py
     start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
-    direct = mf.simulate(model.replace(beta_o=0.3), 300, 100, start=start, progress=False)
+    direct = mf.simulate(model.replace(beta_o=0.3), 300, 100, start=start, compute=mf.Compute(progress=False))
     with h5py.File(out) as f:
         np.testing.assert_array_equal(f["att"][()], direct.att)

@@ -13,9 +13,9 @@ def test_a_batch_in_pieces_equals_one_call(capsys):
     assert progress_pieces(n) == 3
     betas = {"beta_o": np.linspace(0.5, 2.5, n)}
     kwargs = dict(parameters=betas, lyapunov=3, record=("mo_se", "att"))
-    whole = mf.simulate_batch(model, 600, 200, progress=False, **kwargs)
+    whole = mf.simulate_batch(model, 600, 200, **kwargs, compute=mf.Compute(progress=False))
     assert capsys.readouterr().err == ""
-    pieces = mf.simulate_batch(model, 600, 200, progress=True, **kwargs)
+    pieces = mf.simulate_batch(model, 600, 200, **kwargs, compute=mf.Compute(progress=True))
     assert f"{n}/{n}" in capsys.readouterr().err
     for name in ("mo_se", "att"):
         np.testing.assert_array_equal(pieces.records[name], whole.records[name])
@@ -74,5 +74,5 @@ def test_by_default_the_bar_waits_for_its_delay(capsys, monkeypatch):
     monkeypatch.setattr(simulation, "PROGRESS_DELAY", 0.0)
     mf.simulate(model, 2_000, 1_000)
     assert "simulate_batch: 100%" in capsys.readouterr().err
-    mf.simulate(model, 2_000, 1_000, progress=False)
+    mf.simulate(model, 2_000, 1_000, compute=mf.Compute(progress=False))
     assert capsys.readouterr().err == ""

@@ -66,7 +66,7 @@ def test_start_from_token(data):
 def test_recording_window_and_decimation():
     model = mf.presets.paper(beta_o=1.3)
     full = mf.simulate(model, 400)
-    tail = mf.simulate(model, 400, 100, record_every=7, record=("att", "mo_se"))
+    tail = mf.simulate(model, 400, 100, record=mf.Record(("att", "mo_se"), every=7))
     np.testing.assert_array_equal(tail.att, full.att[100::7])
     np.testing.assert_array_equal(tail.mo_se, full.mo_se[100::7])
     assert tail.mv is None

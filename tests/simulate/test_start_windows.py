@@ -15,9 +15,9 @@ def test_start_windows_run_the_same_bits_as_a_state_per_start():
     pe = model.checkpoint.pe
     beta = {"beta_o": np.linspace(1.0, 2.8, 6)}
     as_arrays = simulate_batch(model, 300, 200, parameters=beta, start=StartWindows(att=att, pe=pe), lyapunov=2,
-                               progress=False)
+                               compute=mf.Compute(progress=False))
     as_states = simulate_batch(model, 300, 200, parameters=beta, start=[mf.State(att=a, pe=pe) for a in att],
-                               lyapunov=2, progress=False)
+                               lyapunov=2, compute=mf.Compute(progress=False))
     for name in ("att", "mo_se"):
         np.testing.assert_array_equal(as_arrays.records[name], as_states.records[name])
     np.testing.assert_array_equal(as_arrays.lyapunov, as_states.lyapunov)
@@ -33,7 +33,7 @@ def test_bad_start_windows_are_refused(att, pe, word):
     model = mf.presets.paper()
     with pytest.raises(mf.ConfigError, match=word.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
         start = StartWindows(att=att, pe=model.checkpoint.pe if pe is None else pe)
-        simulate_batch(model, 10, parameters={"beta_o": np.ones(2)}, start=start, progress=False)
+        simulate_batch(model, 10, parameters={"beta_o": np.ones(2)}, start=start, compute=mf.Compute(progress=False))
 
 
 def test_a_list_of_starts_without_parameters_is_one_point_per_start():
@@ -44,10 +44,10 @@ def test_a_list_of_starts_without_parameters_is_one_point_per_start():
     att, pe = rng.uniform(-1, 1, (5, 4, 3)), model.checkpoint.pe
     starts = [mf.State(att=a, pe=pe) for a in att]
     for start in (starts, StartWindows(att=att, pe=pe)):
-        batch = simulate_batch(model, 400, 300, start=start, progress=False)
+        batch = simulate_batch(model, 400, 300, start=start, compute=mf.Compute(progress=False))
         assert batch.records["att"].shape == (5, 100, 3)
         for i, one in enumerate(starts):
-            alone = mf.simulate(model, 400, 300, start=one, progress=False)
+            alone = mf.simulate(model, 400, 300, start=one, compute=mf.Compute(progress=False))
             np.testing.assert_array_equal(batch.records["att"][i], alone.att)
     with pytest.raises(mf.ConfigError, match="list of 1 States; got list of length 0"):
-        simulate_batch(model, 10, start=[], progress=False)
+        simulate_batch(model, 10, start=[], compute=mf.Compute(progress=False))

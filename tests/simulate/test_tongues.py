@@ -17,7 +17,7 @@ LOCKED_BETA_O = 1.2502562
 
 
 def settled(model, start=None, steps=200_000, transient=100_000):
-    run = mf.simulate(model, steps, transient, start=start, record="att", progress=False)
+    run = mf.simulate(model, steps, transient, start=start, record="att", compute=mf.Compute(progress=False))
     return run, mf.rotation_number(run)
 
 
@@ -114,7 +114,7 @@ def test_resonance_start_refuses_what_has_no_tongue(monkeypatch, curve, locked, 
 def test_a_state_that_is_not_locked_on_a_torus_is_refused():
     # at β_o = 1.2 the rest cycle is stable: its orbit is a fixed point of the L-step map, no tongue
     model = mf.presets.paper().replace(beta_o=1.2)
-    state = mf.simulate(model, 20_000, progress=False).final_state
+    state = mf.simulate(model, 20_000, compute=mf.Compute(progress=False)).final_state
     with pytest.raises(AnalysisError, match=r"^state: not on a cycle locked on a torus \(locked at 0/1"):
         mf.arnold_tongue(model, state, interval=(2.0, 3.0))
 

@@ -31,7 +31,7 @@ def test_a_1024_dimensional_rest_cycle_three_ways():
     assert np.allclose(np.abs(orbit.multipliers[:6]), np.abs(mu[:6]), atol=1e-8)
     steps, transient = 3000, 1000
     run = mf.simulate(wide.replace(beta_o=beta), steps, transient, start=mf.State(att=cycle, pe=pe), lyapunov=8,
-                      progress=False)
+                      compute=mf.Compute(progress=False))
     floquet = np.log(np.abs(mu[:8])) / 16
     # block standard errors, plus the tangent vectors' alignment at the start: O(1/T) in the average
     assert np.all(np.abs(run.lyapunov - floquet) < 3 * run.lyapunov_stderr + 2.0 / (steps - transient))

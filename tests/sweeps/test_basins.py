@@ -68,7 +68,7 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
     np.testing.assert_array_equal(api, ds["id"].values)
     # the census's own rules (fingerprint + assign_to_attractors, no cycle shortcut) give the same ids
     batch = simulate_batch(model, 1000, 936, parameters={"beta_o": np.full(SIDE * SIDE, 2.8)},
-                           start=plane.starts(range(SIDE)), record=("att",), progress=False)
+                           start=plane.starts(range(SIDE)), record=("att",), compute=mf.Compute(progress=False))
     rules = assign_to_attractors(fingerprint(batch.records["att"], max_period=32), known.period, known.scale,
                                  known.quantiles, known.points)
     np.testing.assert_array_equal(rules.reshape(SIDE, SIDE), ds["id"].values)

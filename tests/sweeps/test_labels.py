@@ -101,10 +101,10 @@ def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fr
     rotation = dict(zip(ds["beta_o"].values.tolist(), ds["rotation"].values.tolist()))
     assert np.isnan(rotation[0.5])
     for beta in (1.244, 1.247, 1.26):
-        angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000, progress=False))
+        angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000))
         assert rotation[beta] == pytest.approx(angles.number, abs=1e-7)
     locked = {b: (int(p), int(k)) for b, p, k in zip(ds["beta_o"].values.tolist(), ds["lock_p"].values,
                                                     ds["lock_k"].values)}
-    angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000, progress=False))
+    angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000))
     assert rotation[1.2502562] == 0.25 and locked[1.2502562] == angles.locked == (1, 4)
     assert all(locked[b] == (0, 0) for b in (1.244, 0.5, 1.247, 1.26))

@@ -60,7 +60,7 @@ def test_backends_are_parsed_in_one_place():
         with pytest.raises(ConfigError, match="backend") as from_file:
             mf.load_run(tiny_text().replace('name = "tiny"', f'name = "tiny"\nbackend = "{bad}"'))
         with pytest.raises(ConfigError, match="backend") as from_api:
-            mf.simulate_batch(mf.presets.paper(), 10, backend=bad)
+            mf.simulate_batch(mf.presets.paper(), 10, compute=mf.Compute(backend=bad))
         assert str(from_file.value) == str(from_api.value)
 
 

@@ -7,6 +7,7 @@ curves do not depend on the workers or on a stop and resume. A curve study (``me
 """
 from __future__ import annotations
 
+from ...options import Compute
 from ..config.curves import CurveStudy, CurveTask
 from ..store.curves import curves_done, stored_rows, write_curves, write_rows
 
@@ -27,7 +28,7 @@ def _state(study: CurveStudy, task: CurveTask):
         return model, model.checkpoint
     value, steps = task.settle
     at = model.replace(**{study.parameters[0]: value})
-    return at, simulate(at, steps, record="att", progress=False).final_state
+    return at, simulate(at, steps, record="att", compute=Compute(progress=False)).final_state
 
 
 def compute_curve(study: CurveStudy, task: CurveTask) -> list:

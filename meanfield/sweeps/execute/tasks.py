@@ -16,6 +16,7 @@ import numpy as np
 from ...analysis.reductions import reduce_points
 from ...finite import simulate_finite_batch
 from ...model.state import State
+from ...options import Compute, Record
 from ...simulation import simulate_batch
 from ..config.runfile import RunSpec
 from ..store.chunks import pack
@@ -124,7 +125,7 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
     if run.continuation is not None and run.continuation.pre_steps:
         pre_steps = run.continuation.pre_steps
         pre = simulate_batch(model, pre_steps, pre_steps - 1, parameters=params, start=start, record=("att",),
-                             backend=run.backend, progress=False)
+                             compute=Compute(backend=run.backend, progress=False))
         out.update(pre_att=pre.final_att, pre_pe=pre.final_pe, pre_depth=pre.final_depth)
         start = [pre.final_state(i) for i in range(len(indices))]
     backend, reducer = run.backend, None
@@ -134,8 +135,8 @@ def _mean_field_points(run: RunSpec, model, indices, parents, sources) -> dict:
         backend = reducer = ReducingBackend(run.reductions, tail=max(run.record.tail, GPU_CLASSIFY_ROWS),
                                             dtype=run.dtype)
     result = simulate_batch(model, run.steps, run.transient, parameters=params, start=start,
-                            lyapunov=run.lyapunov or False, record=run.recorded, record_every=run.record.every,
-                            backend=backend, progress=False)
+                            lyapunov=run.lyapunov or False, record=Record(run.recorded, every=run.record.every),
+                            compute=Compute(backend=backend, progress=False))
     out.update(final_att=result.final_att, final_pe=result.final_pe, final_depth=result.final_depth)
     if run.lyapunov:
         out.update(lyapunov=result.lyapunov, lyapunov_stderr=result.lyapunov_stderr)
