@@ -36,11 +36,13 @@ def main() -> None:
     known = known_attractors(census)
     model, values = point_model(run)
     model = model.replace(**values)
-    search = ShockSearch(radius=args.radius, directions=args.directions, scan=args.scan, phases=24, tol=1e-3)
+    tolerances = mf.census.Tolerances(max_period=run.attractors.max_period, cycle_rtol=run.attractors.rtol[0],
+                                      measure_rtol=run.attractors.rtol[1])
+    search = ShockSearch(radius=args.radius, directions=args.directions, scan=args.scan, phases=24, tol=1e-3,
+                         tolerances=tolerances)
     for k in range(len(known.period)):
         state = State(att=census["census_att"][k, :census["census_depth"][k]], pe=census["census_pe"][k])
-        shock = minimal_critical_shock(model, known, k, state, run.basins.steps, run.basins.transient, search=search,
-                                       max_period=run.attractors.max_period, rtol=run.attractors.rtol)
+        shock = minimal_critical_shock(model, known, k, state, run.basins.steps, run.basins.transient, search=search)
         exits = shock.radii[np.isfinite(shock.radii)]
         print(f"#{k} (period {known.period[k]}, {census['census_fraction'][k]:.1%} of the census): shock "
               f"{shock.radius:.4f} at phase {shock.phase} -> #{shock.destination}; {exits.size} / {shock.radii.size} "

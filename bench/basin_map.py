@@ -21,12 +21,13 @@ def main():
     ap.add_argument("--resolution", type=int, default=512)
     args = ap.parse_args()
     model = mf.presets.paper(beta_o=2.8)
-    census = mf.find_attractors(model, 64, 40000, 39000, max_period=32)
+    census = mf.find_attractors(model, 64, 40000, 39000, tolerances=mf.census.Tolerances(max_period=32))
     known = KnownAttractors.from_census(census)
     the_plane = plane(model, resolution=args.resolution)
     for _ in range(2):
         start = time.perf_counter()
-        ids = basin_map(model, known, the_plane, 1000, 936, chunk=16, max_period=32)
+        ids = basin_map(model, known, the_plane, 1000, 936, tolerances=mf.census.Tolerances(max_period=32),
+                        compute=mf.Compute(chunk=16))
         seconds = time.perf_counter() - start
     digest = hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()[:12]
     print(f"{args.resolution}^2 basin map: {seconds:.2f} s, {len(census.attractors)} attractors, ids sha1 {digest}")

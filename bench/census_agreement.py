@@ -42,7 +42,7 @@ def sets(quick: bool) -> list:
 def check(model, seed: int) -> list:
     """(census label, census period, classify label, classify period, stays) of every attractor, and the
     census's unresolved fraction."""
-    census = mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, seed=seed, progress=False)
+    census = mf.find_attractors(model, mf.census.Starts(STARTS, seed=seed), STEPS, TRANSIENT, lyapunov=True)
     rows = []
     for k, a in enumerate(census.attractors):
         traj = mf.simulate(model, LONG, LONG_TRANSIENT, start=a.state, lyapunov=True)

@@ -31,7 +31,7 @@ def main():
     for name, value in LOCATED.items():
         for offset in OFFSETS:
             model = mf.presets.paper(beta_o=value + offset)
-            census = mf.find_attractors(model, 64, 40_000, 20_000, lyapunov=True, progress=False)
+            census = mf.find_attractors(model, 64, 40_000, 20_000, lyapunov=True, compute=mf.Compute(progress=False))
             labels = []
             for a in census.attractors:
                 run = mf.simulate(model, args.long, args.long // 2, start=a.state, lyapunov=True)

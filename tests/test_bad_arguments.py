@@ -39,11 +39,11 @@ def nothing_compiled_or_run(monkeypatch):
 class Made:
     """An option record made inside the test (a record checks its fields when it is made)."""
 
-    def __init__(self, record, **fields):
-        self.record, self.fields = record, fields
+    def __init__(self, record, *args, **fields):
+        self.record, self.args, self.fields = record, args, fields
 
     def __call__(self):
-        return self.record(**self.fields)
+        return self.record(*self.args, **self.fields)
 
 
 CORPUS = {
@@ -90,16 +90,25 @@ CORPUS = {
     ],
     "find_attractors": [
         ((PAPER, 0, 4000, 2000), {}, "starts"), ((PAPER, 8, 1000, 2000), {}, "transient"),
-        ((PAPER, 8, 4000, 2000), {"max_period": 0}, "max_period"), ((PAPER, 8, 4000, 2000), {"seed": -1}, "seed"),
-        ((PAPER, 8, 4000, 2000), {"backend": "tpu"}, "backend"), ((PAPER, 8, 4000, 2000), {"rtol": (-1, 0.05)}, "rtol"),
-        ((HENON, 0, 4000, 2000), {}, "starts"),
+        ((PAPER, Made(mf.census.Starts, 8, seed=-1), 4000, 2000), {}, "seed"),
+        ((PAPER, Made(mf.census.Starts, 8, sampler="nope"), 4000, 2000), {}, "sampler"),
+        ((PAPER, [], 4000, 2000), {}, "starts"), ((PAPER, "eight", 4000, 2000), {}, "starts"),
+        ((PAPER, 8, 4000, 2000), {"tolerances": Made(mf.census.Tolerances, max_period=0)}, "max_period"),
+        ((PAPER, 8, 4000, 2000), {"tolerances": Made(mf.census.Tolerances, cycle_rtol=-1)}, "cycle_rtol"),
+        ((PAPER, 8, 4000, 2000), {"tolerances": (1e-4, 0.05)}, "tolerances"),
+        ((PAPER, 8, 4000, 2000), {"compute": Made(mf.Compute, backend="tpu")}, "backend"),
+        ((PAPER, 8, 4000, 2000), {"compute": Made(mf.Compute, chunk=0)}, "chunk"),
+        ((PAPER, 8, 4000, 2000), {"transients": 10}, "transients"), ((HENON, 0, 4000, 2000), {}, "starts"),
     ],
     "continue_attractors": [
-        ((PAPER, "nope", [1.2, 1.3], 4, 4000, 2000), {}, "parameter"),
-        ((PAPER, "beta_o", [], 4, 4000, 2000), {}, "values"),
-        ((PAPER, "beta_o", [1.2, 1.3], 0, 4000, 2000), {}, "starts"),
-        ((PAPER, "beta_o", [1.2, 1.3], 4, 4000, 2000), {"sampler": "nope"}, "sampler"),
-        ((PAPER, "beta_o", [1.2, 1.3], 4, 4000, 2000), {"match_rtol": -1.0}, "match_rtol"),
+        ((PAPER, {"nope": [1.2, 1.3]}, 4, 4000, 2000), {}, "parameter"),
+        ((PAPER, {"beta_o": []}, 4, 4000, 2000), {}, "values"),
+        ((PAPER, "beta_o", 4, 4000, 2000), {}, "along"),
+        ((PAPER, {"beta_o": [1.2], "gamma": [0.1]}, 4, 4000, 2000), {}, "along"),
+        ((PAPER, {"beta_o": [1.2, 1.3]}, 0, 4000, 2000), {}, "starts"),
+        ((PAPER, {"beta_o": [1.2, 1.3]}, Made(mf.census.Starts, 4, sampler="nope"), 4000, 2000), {}, "sampler"),
+        ((PAPER, {"beta_o": [1.2, 1.3]}, 4, 4000, 2000), {"tolerances": Made(mf.census.Tolerances, match_rtol=-1.0)},
+         "match_rtol"),
     ],
     "arnold_tongue": [
         ((PAPER, "checkpoint"), {}, "state"),
@@ -126,6 +135,7 @@ CASES = [(name, *case) for name, cases in CORPUS.items() for case in cases]
                          ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(CASES)])
 def test_a_bad_argument_is_refused_before_anything_compiles(name, args, kwargs, key):
     with pytest.raises(mf.ConfigError) as refused:
-        getattr(mf, name)(*args, **{k: v() if isinstance(v, Made) else v for k, v in kwargs.items()})
+        getattr(mf, name)(*[a() if isinstance(a, Made) else a for a in args],
+                          **{k: v() if isinstance(v, Made) else v for k, v in kwargs.items()})
     message = str(refused.value)
     assert key in message and "\n" not in message, message

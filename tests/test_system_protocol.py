@@ -31,7 +31,7 @@ def run_tool(tool, model):
         census = mf.find_attractors(model, 6, 4_000, 2_000)
         return census.assignment, [(a.label, a.period, a.fraction) for a in census.attractors]
     if tool == "continue_attractors":
-        found = mf.continue_attractors(model, "beta_o", [1.25, 1.27], 4, 4_000, 2_000)
+        found = mf.continue_attractors(model, {"beta_o": [1.25, 1.27]}, 4, 4_000, 2_000)
         return [ids.tolist() for ids in found.ids], [[a.label for a in c.attractors] for c in found.censuses]
     if tool == "periodic_orbit":
         orbit = mf.periodic_orbit(model.replace(beta_o=1.2))        # the rest cycle (β_o = 1.266: a torus)
@@ -62,7 +62,7 @@ def test_a_map_goes_through_the_same_tools():
     census = mf.find_attractors(at, 8, 4_000, 2_000)
     assert [(a.label, a.period) for a in census.attractors] == [("fixed_point", 1)]
     np.testing.assert_allclose(census.attractors[0].points[0], fixed, atol=1e-12)
-    found = mf.continue_attractors(HENON, "a", [0.2, 0.3], 8, 4_000, 2_000)
+    found = mf.continue_attractors(HENON, {"a": [0.2, 0.3]}, 8, 4_000, 2_000)
     assert [[a.label for a in c.attractors] for c in found.censuses] == [["fixed_point"]] * 2
     np.testing.assert_allclose(mf.periodic_orbit(at, transient=1_000).points[0], fixed, atol=1e-12)
     flip, = mf.bifurcations(at, "a", (0.2, 0.5), transient=1_000)

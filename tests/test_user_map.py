@@ -111,7 +111,7 @@ def test_periodic_orbit_of_the_henon_two_cycle():
 
 
 def test_continue_attractors_follows_the_fixed_point_and_the_two_cycle():
-    found = mf.continue_attractors(HENON, "a", [0.2, 0.3, 0.4, 0.5], 16, 4_000, 2_000, lyapunov=True)
+    found = mf.continue_attractors(HENON, {"a": [0.2, 0.3, 0.4, 0.5]}, 16, 4_000, 2_000, lyapunov=True)
     labels = [[(a.label, a.period) for a in c.attractors] for c in found.censuses]
     assert labels == [[("fixed_point", 1)]] * 2 + [[("periodic", 2)]] * 2
     # each branch keeps its id; the flip starts a new one (docs/attractors.md §4: a lone fixed point's W1
@@ -165,7 +165,7 @@ def test_the_pid_controlled_model_reports_its_fixed_points_as_one_family():
     # the controller's reference is the start's own newest attention row: every start its own fixed point
     from meanfield.census.system import AttentionSystem
     model = mf.presets.paper(beta_o=1.3).replace(control=mf.Control(kp=0.3, ki=0.1, kd=0.2, rho=0.95))
-    census = mf.find_attractors(model, 16, 40_000, 20_000, progress=False)
+    census = mf.find_attractors(model, 16, 40_000, 20_000, compute=mf.Compute(progress=False))
     # counted here: each of the census's starts (seed 0) run plainly, its tail's period read off. A fixed point
     # of the L-step map repeats with the forcing, L = 4 steps (15 starts); the other start settles on a cycle of
     # period 2L = 8, which also moves with its start
@@ -178,5 +178,5 @@ def test_the_pid_controlled_model_reports_its_fixed_points_as_one_family():
 
 
 def test_isolated_cycles_are_not_families():
-    census = mf.find_attractors(mf.presets.paper(beta_o=2.8), 64, 40_000, 20_000, progress=False)
+    census = mf.find_attractors(mf.presets.paper(beta_o=2.8), 64, 40_000, 20_000, compute=mf.Compute(progress=False))
     assert census.attractors and all(a.family == 0 for a in census.attractors)

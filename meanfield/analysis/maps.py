@@ -68,6 +68,17 @@ class MapTrajectory:
         return self.states
 
 
+def _exponents_asked(lyapunov):
+    """False, True (all) or k, from ``lyapunov`` as the entry points take it (a ``meanfield.Lyapunov`` record of k
+    alone, or its shorthands): a Map's exponents run QR every step over :data:`BLOCKS` blocks."""
+    if hasattr(lyapunov, "qr_every"):
+        if lyapunov.qr_every is not None or lyapunov.n_blocks is not None:
+            raise ConfigError(f"lyapunov = {lyapunov!r} is not allowed for a Map: only k (QR every step, "
+                              f"{BLOCKS} blocks)")
+        return True if lyapunov.k is None else lyapunov.k
+    return False if lyapunov is None else lyapunov
+
+
 @cached_jit()
 def _orbit(step, x0, params, steps, transient, out):
     """Iterate ``steps`` times from ``x0``, writing states transient … steps − 1 into ``out``; returns the
@@ -180,6 +191,7 @@ class Map:
             raise ConfigError(f"backend = {backend!r} is not allowed for a Map: 'cpu'")
         starts = [as_series(s, name="start") for s in starts]
         n, kept = len(starts), int(steps) - int(transient)
+        lyapunov = _exponents_asked(lyapunov)
         k = 0 if lyapunov is False else self.size if lyapunov is True else int(lyapunov)
         recorded = np.empty((n, kept, self.size))
         finals, lam, err = [], np.full((n, k), np.inf), np.full((n, k), np.nan)
@@ -206,11 +218,6 @@ class Map:
         if compute is not None and (compute.backend != "cpu" or compute.progress or compute.chunk is not None):
             raise ConfigError(f"compute = {compute!r} is not allowed for a Map: it runs on the CPU in one compiled "
                               "call (backend 'cpu', no progress bar, no chunks)")
-        if hasattr(lyapunov, "qr_every"):         # a meanfield.Lyapunov record
-            if lyapunov.qr_every is not None or lyapunov.n_blocks is not None:
-                raise ConfigError(f"lyapunov = {lyapunov!r} is not allowed for a Map: only k (QR every step, "
-                                  "20 blocks)")
-            lyapunov = True if lyapunov.k is None else lyapunov.k
         if int(steps) <= int(transient) or int(transient) < 0:
             raise ConfigError(f"transient = {transient!r} is not allowed with steps = {steps!r}: "
                               "0 <= transient < steps")

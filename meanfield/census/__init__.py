@@ -12,11 +12,12 @@ from .attractor import Attractor
 from .basins import KnownAttractors, Plane, basin_map, plane
 from .continuation import AttractorContinuation, attractor_events, continue_attractors
 from .find import Census, find_attractors
+from .options import Starts, Tolerances
 from .shock import Shock, ShockSearch, minimal_critical_shock
 from .starts import SAMPLERS, perturbations, projection_grid, random_tokens, sample, start_generator, uniform_windows
 
 __all__ = ["Attractor", "AttractorContinuation", "Census", "attractor_events",
-           "continue_attractors", "find_attractors",
+           "continue_attractors", "find_attractors", "Starts", "Tolerances",
            "SAMPLERS", "perturbations", "projection_grid", "random_tokens", "sample", "start_generator",
            "uniform_windows", "KnownAttractors", "Plane", "basin_map", "plane", "Shock", "ShockSearch",
            "minimal_critical_shock"]

@@ -34,13 +34,15 @@ from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, _hausdorff, assign_to_
 from ..errors import ConfigError
 from ..model.spec import ModelSpec, require_finite, require_int
 from ..model.state import StartWindows, State
-from ..options import Compute
+from ..options import Compute, check_compute
 from ..short_repr import short_repr
 from ..simulation import simulate_batch
-from .find import MAX_PERIOD, check_census_options
+from .options import MAX_PERIOD, Tolerances, check_tolerances
 
 #: Largest side of a basin map (a 8192² map holds 6.7e7 starts).
 MAX_RESOLUTION = 8192
+#: Pixel rows per kernel call of :func:`basin_map` when ``compute.chunk`` does not say (memory only).
+BASIN_CHUNK = 16
 
 
 @short_repr
@@ -180,20 +182,20 @@ def plane_ids(model: ModelSpec, plane_: Plane, rows: range, known: KnownAttracto
     return ids.reshape(len(rows), plane_.v.size)
 
 
-def basin_map(model: ModelSpec, attractors, plane_: Plane, steps: int, transient: int, *, chunk: int = 16,
-              max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
-              backend: str = "cpu") -> np.ndarray:
+def basin_map(model: ModelSpec, attractors, plane_: Plane, steps: int, transient: int, *,
+              tolerances: Tolerances = Tolerances(), compute: Compute = Compute()) -> np.ndarray:
     """The basin map (u, v) of ``model`` on ``plane_`` in one process: the id of each pixel's attractor among
-    ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`KnownAttractors`), −1 unresolved.
-    ``chunk`` pixel rows per kernel call (memory; the map does not depend on it). A sweep with a ``[basins]``
-    table computes the same map on a cluster (docs/basins.md §7)."""
-    check_census_options(steps, transient, max_period, rtol)
+    ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`KnownAttractors`), −1 unresolved, with the
+    census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default :data:`BASIN_CHUNK`; memory, the
+    map does not depend on it). A sweep with a ``[basins]`` table computes the same map on a cluster
+    (docs/basins.md §7)."""
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances.check_run(steps, transient)
     known = attractors if isinstance(attractors, KnownAttractors) else KnownAttractors.from_census(attractors)
-    chunk = require_int("chunk", chunk, 1)
-    n = plane_.u.size
+    chunk, n = compute.chunk or BASIN_CHUNK, plane_.u.size
     return np.concatenate([plane_ids(model, plane_, range(lo, min(n, lo + chunk)), known, steps, transient,
-                                     max_period=max_period, rtol=rtol, backend=backend)
+                                     max_period=tolerances.max_period, rtol=tolerances.rtol, backend=compute.backend)
                            for lo in range(0, n, chunk)])
 
 
-__all__ = ["KnownAttractors", "Plane", "assign_tails", "basin_map", "plane", "plane_ids"]
+__all__ = ["BASIN_CHUNK", "KnownAttractors", "Plane", "assign_tails", "basin_map", "plane", "plane_ids"]

@@ -19,8 +19,7 @@ Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -32,11 +31,12 @@ from ..analysis.basins import tipping_probabilities
 from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL, match_attractors
 from ..errors import ConfigError
-from ..model.spec import require_int
+from ..options import Compute, Lyapunov, check_compute
 from ..progress import progress_bar
 from ..short_repr import short_repr
 from .attractor import Attractor, identify, label_on_longer_runs, run_attractor
-from .find import MAX_PERIOD, Census, check_census_options, confirm_starts, fresh_census, labelling_runs
+from .find import Census, confirm_starts, fresh_census, labelling_runs
+from .options import MAX_PERIOD, Starts, Tolerances, check_tolerances
 from .system import as_system
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
@@ -283,37 +283,44 @@ def continue_censuses(model, parameter: str, values, censuses: list, steps: int,
                                  ids=ids)
 
 
-def continue_attractors(model, parameter: str, values, starts: int, steps: int, transient: int, *,
-                        seed: int = 0, sampler: str = "uniform", reverse: bool = False,
-                        match_rtol: float = MATCH_RTOL, progress: bool | None = None,
-                        **options) -> AttractorContinuation:
-    """Census of ``starts`` fresh starts at every value of ``parameter``, chained along the values (module
-    docstring); ``reverse`` follows them from the last value down. ``options`` (lyapunov, max_period, rtol,
-    backend) go to the fresh censuses (:func:`~meanfield.census.find.fresh_census`) and to the chain. A sweep
-    with an ``[attractors]`` table computes the same on a cluster (docs/attractors.md §6). ``model``: a ModelSpec
-    or a Map (:func:`find_attractors`). The censuses list the cycles of a continuum one by one, as a sweep
-    stores them (no families, docs/attractors.md §2). ``progress``: True, one bar over the values on stderr;
-    None, each value's batch shows its own when it is large (:func:`meanfield.simulate_batch`); False, none."""
+def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, steps: int, transient: int, *,
+                        lyapunov: bool | int | Lyapunov = False, tolerances: Tolerances = Tolerances(),
+                        compute: Compute = Compute()) -> AttractorContinuation:
+    """A census at every value of one parameter, ``along = {name: values}``, chained along the values in their
+    order (module docstring; values in decreasing order follow the attractors down). ``starts`` (an integer n,
+    a :class:`~meanfield.census.Starts` drawn afresh at every value, or the same list of states at every value),
+    ``lyapunov``, ``tolerances`` and ``compute`` are :func:`find_attractors`'s; ``tolerances.match_rtol`` decides
+    which attractor continues which. A sweep with an ``[attractors]`` table computes the same on a cluster
+    (docs/attractors.md §6). ``model``: a ModelSpec or a Map. The censuses list the cycles of a continuum one by
+    one, as a sweep stores them (no families, docs/attractors.md §2). ``compute.progress``: True, one bar over
+    the values on stderr; None, each value's batch shows its own when it is large
+    (:func:`meanfield.simulate_batch`); False, none."""
     system = as_system(model)
+    if not isinstance(along, Mapping) or len(along) != 1:
+        raise ConfigError(f"along = {along!r} is not allowed: must be {{name: values}} of one parameter")
+    (parameter, values), = along.items()
     system.index(parameter)
-    values = np.asarray(values, dtype=float).ravel()
+    try:
+        values = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers") from None
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
-    n = require_int("starts", starts, 1)
-    if not (isinstance(match_rtol, int | float) and 0 < match_rtol < math.inf):
-        raise ConfigError(f"match_rtol = {match_rtol!r} is not allowed: must be a finite number > 0")
-    check_census_options(steps, transient, options.get("max_period", MAX_PERIOD),
-                         options.get("rtol", (CYCLE_RTOL, MEASURE_RTOL)))
-    values = values[::-1] if reverse else values
-    fresh = []
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances.check_run(steps, transient)
+    starts = Starts.of(starts)
+    options = dict(lyapunov=Lyapunov.of(lyapunov) or False, max_period=tolerances.max_period, rtol=tolerances.rtol,
+                   backend=compute.backend)
+    progress, fresh = compute.progress, []
     with progress_bar(values.size, "continue_attractors", enabled=bool(progress), unit="value") as bar:
         for value in values:
             at = system.replace(**{parameter: float(value)})
-            starts_at = at.sample(n, seed, sampler)
-            fresh.append(fresh_census(at, starts_at, steps, transient, chunk=n, counted=n,
+            starts_at = starts.draw(at) if isinstance(starts, Starts) else starts
+            fresh.append(fresh_census(at, starts_at, steps, transient, chunk=len(starts_at), counted=len(starts_at),
                                       progress=False if progress else progress, **options))
             bar.update(1)
-    return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=match_rtol, **options)
+    return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=tolerances.match_rtol,
+                             **options)
 
 
 __all__ = ["AttractorContinuation", "attractor_events", "continue_attractors", "continue_censuses",

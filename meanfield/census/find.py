@@ -26,14 +26,15 @@ from ..analysis.fingerprint import DEFAULT_QUANTILES, Fingerprints, fingerprint
 from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_attractors, group_attractors
 from ..errors import ConfigError
 from ..model.spec import require_int
+from ..options import Compute, Lyapunov, check_compute
 from .attractor import label_on_longer_runs, run_attractor
 from .families import with_families
+from .options import MAX_PERIOD, Starts, Tolerances, check_tolerances
 from .system import as_system
 from .transients import Transient, follow_transients
 from .unresolved import decide_unresolved
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
-MAX_PERIOD = 256
 
 #: The confirming run of a group's representative: this many tails long, its last tail recorded. Only the k
 #: representatives run it (k ≪ starts: a 64-start census of 40 000 steps with two groups runs 16 % more steps),
@@ -81,15 +82,6 @@ class Census:
         if self.transient is not None:
             lines.append(f"  {self.transient}")
         return "\n".join(lines)
-
-
-def _starts(system, starts, seed: int) -> list:
-    if isinstance(starts, (int, np.integer)) and not isinstance(starts, bool):
-        return system.sample(require_int("starts", starts, 1), seed)
-    starts = list(starts)
-    if not starts:
-        raise ConfigError("starts: need a number of starts or a non-empty list of states")
-    return starts
 
 
 def group_starts(tails: np.ndarray, *, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
@@ -167,51 +159,32 @@ def census_of(system, prints: Fingerprints, grouping: Grouping, confirming, lane
     return Census(attractors=attractors, assignment=renumber[assignment], fingerprints=prints)
 
 
-def check_census_options(steps: int, transient: int, max_period: int, rtol) -> None:
-    """ConfigError unless the tail steps − transient holds two periods of ``max_period`` and ``rtol`` is two
-    numbers in (0, 1) — checked before any kernel runs."""
-    require_int("max_period", max_period, 1)
-    if require_int("steps", steps, 1) - require_int("transient", transient, 0) < 2 * max_period:
-        raise ConfigError(f"transient = {transient} is not allowed with steps = {steps}: the tail must hold two "
-                          f"periods of max_period = {max_period} (steps - transient >= {2 * max_period})")
-    try:
-        cycle, measure_ = (float(v) for v in rtol)
-    except (TypeError, ValueError):
-        raise ConfigError(f"rtol = {rtol!r} is not allowed: must be (cycle_rtol, measure_rtol), two numbers in "
-                          "(0, 1)") from None
-    if not (0 < cycle < 1 and 0 < measure_ < 1):
-        raise ConfigError(f"rtol = {rtol!r} is not allowed: must be (cycle_rtol, measure_rtol), two numbers in "
-                          "(0, 1)")
-
-
-def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False, seed: int = 0,
-                    chunk: int | None = None, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
-                    backend: str = "cpu", progress: bool | None = None, transients: int = 0) -> Census:
+def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool | int | Lyapunov = False,
+                    tolerances: Tolerances = Tolerances(), compute: Compute = Compute(), transients: int = 0) -> Census:
     """Every attractor that ``starts`` reach at ``model``'s parameters, with basin fractions.
 
     Parameters
     ----------
     model : ModelSpec or Map
         The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.analysis.Map`).
-    starts : int, list of State or list of numpy.ndarray
-        A number of starts from the system's default sampler (for the attention model: uniform windows in
-        [−1, 1], the checkpoint's positional phase, seeded by ``seed``, :mod:`meanfield.census.starts`; for a
-        Map: uniform in its box), or the starts themselves (States, or a Map's arrays).
+    starts : int, ~meanfield.census.Starts, list of State or list of numpy.ndarray
+        Starts drawn from a sampler of the system (:class:`~meanfield.census.Starts`: for the attention model
+        uniform windows in [−1, 1] with the checkpoint's positional phase, or random tokens; for a Map uniform in
+        its box; an integer n is ``Starts(n)``), or the starts themselves (States, or a Map's arrays).
     steps, transient : int
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
         The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
         aperiodic sets, enough samples of the measure (docs/attractors.md §4). Each group's representative
         then runs on for :data:`~meanfield.census.find.CONFIRM_TAILS` tails more (its confirmation, module docstring).
-    lyapunov : bool or int
-        Exponents of the confirming runs (as :func:`simulate_batch`), with block standard errors: the
+    lyapunov : bool, int or ~meanfield.Lyapunov
+        Exponents of the confirming runs (as :func:`meanfield.simulate_batch`), with block standard errors: the
         classifier's decision uses them (docs/classification.md §6).
-    chunk : int, optional
-        Starts per kernel call (memory); the result does not depend on it.
-    max_period : int
-        The longest cycle told from an aperiodic set (:func:`meanfield.analysis.fingerprint`).
-    rtol : (float, float)
-        The identity tolerances of cycles and of measures, relative to the attractor's scale
-        (:func:`meanfield.analysis.group_attractors`, docs/attractors.md §2).
+    tolerances : ~meanfield.census.Tolerances
+        The longest cycle told from an aperiodic set and the identity tolerances of cycles and of measures,
+        relative to the attractor's scale (:func:`meanfield.analysis.group_attractors`, docs/attractors.md §2).
+    compute : ~meanfield.Compute
+        The backend, the progress bar and the starts per kernel call (``chunk``, memory; default all of them);
+        the result does not depend on the chunk.
     transients : int
         Steps to follow the starts that end their run on a chaotic transient (an aperiodic tail, assigned to a
         cycle) until they reach it: the census's ``transient`` then holds their share and the escape rate
@@ -223,18 +196,21 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov=False
     ~meanfield.census.find.Census
         The cycles that move with the start are one entry per family (:mod:`~meanfield.census.families`).
     """
-    check_census_options(steps, transient, max_period, rtol)
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances.check_run(steps, transient)
+    lyapunov = Lyapunov.of(lyapunov) or False
     horizon = require_int("transients", transients, 0)
     if 0 < horizon < steps:
         raise ConfigError(f"transients = {transients} is not allowed: 0 (off) or at least steps = {steps} (the starts "
                           "are followed one census run at a time)")
     system = as_system(model)
-    states = _starts(system, starts, require_int("seed", seed, 0))
-    chunk = len(states) if chunk is None else require_int("chunk", chunk, 1)
-    weighed = len(states)
-    census = fresh_census(system, states, steps, transient, chunk=chunk, counted=weighed, progress=progress,
-                          lyapunov=lyapunov, max_period=max_period, rtol=rtol, backend=backend, transients=horizon)
-    return with_families(system, census, steps, transient, rtol[0], backend, weighed)
+    starts = Starts.of(starts)
+    states = starts.draw(system) if isinstance(starts, Starts) else starts
+    weighed, backend = len(states), compute.backend
+    census = fresh_census(system, states, steps, transient, chunk=compute.chunk or weighed, counted=weighed,
+                          progress=compute.progress, lyapunov=lyapunov, max_period=tolerances.max_period,
+                          rtol=tolerances.rtol, backend=backend, transients=horizon)
+    return with_families(system, census, steps, transient, tolerances.cycle_rtol, backend, weighed)
 
 
 def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int, counted: int, progress=None,

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL
 from ..errors import ConfigError
 from ..model.spec import require_finite, require_int
 from ..model.state import State
+from ..options import Compute, check_compute
 from ..short_repr import short_repr
 from .basins import KnownAttractors, assign_tails
-from .find import MAX_PERIOD, check_census_options
+from .options import Tolerances, check_tolerances
 from .starts import start_generator
 from .system import as_system
 
@@ -44,7 +44,8 @@ from .system import as_system
 class ShockSearch:
     """How far and how finely the shock is searched (module docstring): rays out to ``radius`` (max norm),
     ``directions`` random directions at each of ``phases`` points of the attractor, ``scan`` radii per ray, then
-    bisection to ``tol · radius``; directions from the counter-based generators of ``seed``."""
+    bisection to ``tol · radius``; directions from the counter-based generators of ``seed``; a pushed start has
+    left the attractor when the census's ``tolerances`` do not assign its tail to it."""
 
     radius: float = 1.0
     directions: int = 32
@@ -52,6 +53,7 @@ class ShockSearch:
     scan: int = 16
     tol: float = 1e-3
     seed: int = 0
+    tolerances: Tolerances = Tolerances()
 
     def checked(self) -> ShockSearch:
         """The same search, or a ConfigError naming the first option that is not allowed."""
@@ -63,7 +65,8 @@ class ShockSearch:
             raise ConfigError(f"tol = {self.tol!r} is not allowed: must be a number in (0, 1)")
         return ShockSearch(radius=radius, directions=require_int("directions", self.directions, 1),
                            phases=require_int("phases", self.phases, 1), scan=require_int("scan", self.scan, 1),
-                           tol=tol, seed=require_int("seed", self.seed, 0))
+                           tol=tol, seed=require_int("seed", self.seed, 0),
+                           tolerances=check_tolerances(self.tolerances))
 
 
 @short_repr
@@ -105,15 +108,16 @@ def _phases(system, state, period: int, phases: int, backend: str) -> list:
 
 
 def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, steps: int, transient: int, *,
-                           search: ShockSearch = ShockSearch(), max_period: int = MAX_PERIOD,
-                           rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL), backend: str = "cpu") -> Shock:
+                           search: ShockSearch = ShockSearch(), compute: Compute = Compute()) -> Shock:
     """The minimal critical shock of attractor ``k`` of ``attractors`` (module docstring), from ``state``, a
     state on it (a census's ``Attractor.state``); every pushed start runs ``steps`` iterations and its tail from
     ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.analysis.Map`; ``search``: the
-    rays (:class:`ShockSearch`), checked with everything else before anything runs."""
-    check_census_options(steps, transient, max_period, rtol)
+    rays (:class:`ShockSearch`), checked with everything else before anything runs; ``compute.backend`` runs
+    them."""
+    search, backend = search.checked(), check_compute(compute).backend
+    search.tolerances.check_run(steps, transient)
     k = require_int("k", k, 0, len(attractors.period) - 1)
-    search = search.checked()
+    max_period, rtol = search.tolerances.max_period, search.tolerances.rtol
     radius, tol, n_dir, n_scan = search.radius, search.tol, search.directions, search.scan
     system = as_system(model)
     origins = _phases(system, state, int(attractors.period[k]), search.phases, backend)

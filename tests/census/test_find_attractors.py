@@ -20,7 +20,7 @@ def test_four_period_24_cycles_at_beta_2_8_with_reproducible_basins():
     same four cycles with the same fractions within binomial error. (The basins are not equal: with 4096
     starts per seed they are 29.4/26.1/22.3/22.2 % and 29.5/26.2/23.2/21.0 %, σ ≈ 0.7 %; docs/attractors.md §5.)"""
     model = mf.presets.paper(beta_o=2.8)
-    censuses = [find_attractors(model, 1024, 150_000, 145_000, seed=seed, progress=False) for seed in (0, 1)]
+    censuses = [find_attractors(model, mf.census.Starts(1024, seed=seed), 150_000, 145_000) for seed in (0, 1)]
     for census in censuses:
         assert census.unresolved_fraction == 0
         assert [(a.label, a.period) for a in census.attractors] == [("periodic", 24)] * 4
@@ -36,7 +36,7 @@ def test_four_period_24_cycles_at_beta_2_8_with_reproducible_basins():
 
 @pytest.mark.slow
 def test_three_coexisting_cycles_at_beta_1_27():
-    census = find_attractors(mf.presets.paper(beta_o=1.27), 512, 150_000, 145_000, progress=False)
+    census = find_attractors(mf.presets.paper(beta_o=1.27), 512, 150_000, 145_000, compute=mf.Compute(progress=False))
     found = {a.period: a for a in census.attractors}
     assert sorted(found) == [16, 28, 56] and all(a.label == "periodic" for a in found.values())
     # measured independently: 85 % / 15 % / rare (within 3 binomial errors of n = 512: ±0.047 at f = 0.85)
@@ -46,8 +46,8 @@ def test_three_coexisting_cycles_at_beta_1_27():
 
 def test_same_start_same_attractor_whatever_the_chunking():
     model = mf.presets.paper(beta_o=1.27)
-    whole = find_attractors(model, 48, 30_000, 28_000, progress=False)
-    pieces = find_attractors(model, 48, 30_000, 28_000, chunk=7, progress=False)
+    whole = find_attractors(model, 48, 30_000, 28_000, compute=mf.Compute(progress=False))
+    pieces = find_attractors(model, 48, 30_000, 28_000, compute=mf.Compute(progress=False, chunk=7))
     assert [(a.label, a.period, a.fraction) for a in whole.attractors] == \
         [(a.label, a.period, a.fraction) for a in pieces.attractors]
     np.testing.assert_array_equal(whole.assignment, pieces.assignment)
@@ -57,7 +57,7 @@ def test_same_start_same_attractor_whatever_the_chunking():
 def test_the_rest_state_is_a_fixed_point_of_the_forced_map():
     # below the Neimark–Sacker point (β_o = 1.2434) every start ends on the rest cycle: period L = 4 in the
     # attention rows, a fixed point of the 4-step map, as the classifier calls it
-    census = find_attractors(mf.presets.paper(beta_o=1.0), 16, 20_000, 19_000, progress=False)
+    census = find_attractors(mf.presets.paper(beta_o=1.0), 16, 20_000, 19_000, compute=mf.Compute(progress=False))
     assert [(a.label, a.period, a.fraction) for a in census.attractors] == [("fixed_point", 4, 1.0)]
 
 
@@ -72,7 +72,7 @@ def test_starts_are_counter_based():
 
 def test_continuation_carries_ids_and_counts_only_fresh_starts():
     model = mf.presets.paper()
-    run = continue_attractors(model, "beta_o", [1.269, 1.27], 64, 60_000, 55_000, progress=False)
+    run = continue_attractors(model, {"beta_o": [1.269, 1.27]}, 64, 60_000, 55_000, compute=mf.Compute(progress=False))
     fractions = run.fractions()
     # the fractions at each value are over the 64 fresh starts (the carried ones add none) and sum to 1 minus
     # the unresolved share
@@ -94,7 +94,7 @@ def test_bad_arguments_are_refused(kwargs, key):
 
 def test_attractor_figure_colours_each_id_and_stacks_the_fractions(tmp_path):
     from meanfield.plots.attractors import attractors_figure
-    run = continue_attractors(mf.presets.paper(), "beta_o", [1.0, 1.27], 16, 30_000, 28_000, progress=False)
+    run = continue_attractors(mf.presets.paper(), {"beta_o": [1.0, 1.27]}, 16, 30_000, 28_000)
     fig = attractors_figure(run.to_dataset())
     top, bottom = fig.axes
     # one stacked band per id plus the unresolved share, and at least one scatter per attractor found
@@ -116,7 +116,7 @@ def test_carried_starts_run_ahead_of_the_chain_give_the_chain_of_one_call_per_va
     from meanfield.census.continuation import continue_censuses
 
     model, values = mf.presets.paper(), np.linspace(0.0, 3.0, 401)[165:171]
-    fresh = [find_attractors(model.replace(beta_o=float(v)), 64, 20_000, 19_000, lyapunov=True, progress=False)
+    fresh = [find_attractors(model.replace(beta_o=float(v)), 64, 20_000, 19_000, lyapunov=True)
              for v in values]
     batched = continue_censuses(model, "beta_o", values, fresh, 20_000, 19_000, lyapunov=True)
     assert any(a.fraction == 0.0 for c in batched.censuses for a in c.attractors)

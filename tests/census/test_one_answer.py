@@ -32,7 +32,7 @@ def long_run_verdict(model, census, k):
 @pytest.fixture(scope="module", params=[1.24, 1.26405, 1.30])
 def census_at(request):
     model = mf.presets.paper(beta_o=request.param)
-    return request.param, model, mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, progress=False)
+    return request.param, model, mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True)
 
 
 @pytest.mark.integration   # long runs: 64 × 40 000-step censuses and 200 000-step runs, with exponents
@@ -52,7 +52,7 @@ def test_every_attractor_is_what_classify_says_of_a_long_run_from_it(census_at):
 @pytest.mark.parametrize("model", [mf.presets.sigma(beta_o=70.0), mf.presets.random(n_features=2, seed=3, beta_o=2.0)],
                          ids=["sigma", "random-M2"])
 def test_other_models_give_one_answer_too(model):
-    census = mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, progress=False)
+    census = mf.find_attractors(model, STARTS, STEPS, TRANSIENT, lyapunov=True, compute=mf.Compute(progress=False))
     assert census.attractors
     for k, a in enumerate(census.attractors):
         verdict, where = long_run_verdict(model, census, k)
@@ -63,7 +63,7 @@ def test_other_models_give_one_answer_too(model):
 
 def test_a_spiral_onto_the_rest_cycle_is_the_rest_cycle():
     census = mf.find_attractors(mf.presets.paper(beta_o=1.24), STARTS, STEPS, TRANSIENT, lyapunov=True,
-                                progress=False)
+                                compute=mf.Compute(progress=False))
     assert [(a.label, a.period) for a in census.attractors] == [("fixed_point", 4)]
     assert census.attractors[0].fraction == 1.0
     assert census.attractors[0].lyapunov[0] < 0
@@ -81,16 +81,32 @@ def test_a_group_is_an_attractor_only_if_its_representative_stays(targets, expec
     assert _destinations(np.array(targets)).tolist() == expected
 
 
-@pytest.mark.parametrize("options", [dict(rtol=(float("nan"), 0.05)), dict(rtol=(1e-4,)), dict(rtol=(1e-4, 1.5)),
-                                     dict(rtol="tight"), dict(max_period=0), dict(steps=100)])
+class Made:
+    """Tolerances made inside the test (a record checks its fields when it is made)."""
+
+    def __init__(self, **fields):
+        self.fields = fields
+
+    def __call__(self):
+        return mf.census.Tolerances(**self.fields)
+
+
+@pytest.mark.parametrize("options", [
+    dict(tolerances=Made(cycle_rtol=float("nan"))), dict(tolerances=Made(measure_rtol=1.5)),
+    dict(tolerances=Made(cycle_rtol="tight")), dict(tolerances=Made(max_period=0)), dict(tolerances=(1e-4, 0.05)),
+    dict(steps=100)])
 def test_bad_options_are_refused_before_any_kernel_runs(monkeypatch, options):
     def no_kernel(*args, **kwargs):
         raise AssertionError("a kernel ran before the options were checked")
 
     monkeypatch.setattr("meanfield.census.system.simulate_batch", no_kernel)
     monkeypatch.setattr("meanfield.census.system.sample", no_kernel)
-    arguments = dict(starts=8, steps=2_000, transient=1_000) | options
+
+    def call(entry, *leading):
+        entry(*leading, **(dict(starts=8, steps=2_000, transient=1_000)
+                           | {k: v() if isinstance(v, Made) else v for k, v in options.items()}))
+
     with pytest.raises(ConfigError):
-        mf.find_attractors(mf.presets.paper(beta_o=1.3), **arguments)
+        call(mf.find_attractors, mf.presets.paper(beta_o=1.3))
     with pytest.raises(ConfigError):
-        mf.continue_attractors(mf.presets.paper(), "beta_o", [1.2, 1.3], **arguments)
+        call(mf.continue_attractors, mf.presets.paper(), {"beta_o": [1.2, 1.3]})

@@ -9,6 +9,8 @@ from meanfield.census.shock import ShockSearch, minimal_critical_shock
 from meanfield.errors import ConfigError
 
 A = 1.5
+#: The two fixed points are the only attractors (the tails, 8 steps, hold no longer cycle).
+UP_TO_1 = mf.census.Tolerances(max_period=1)
 
 
 @numba.njit(cache=True)
@@ -40,8 +42,8 @@ def test_the_nearest_boundary_of_the_cubic_maps_fixed_point():
     # y does not matter, so a direction with u_x = +1 reaches it at exactly that radius)
     system = mf.Map(cubic_x, cubic_x_jacobian, np.array([0.7, 0.0]), {"a": A})
     known = _fixed_points()
-    shock = minimal_critical_shock(system, known, 0, known.points[0][0], 400, 392, max_period=1,
-                                   search=ShockSearch(tol=1e-4, directions=32))
+    shock = minimal_critical_shock(system, known, 0, known.points[0][0], 400, 392,
+                                   search=ShockSearch(tol=1e-4, directions=32, tolerances=UP_TO_1))
     expected = np.sqrt(A) - np.sqrt(A - 1.0)
     # the bisection's bracket is 1e-4 of the radius wide and its upper end is reported
     assert expected <= shock.radius <= expected + 1e-4
@@ -54,8 +56,8 @@ def test_the_nearest_boundary_of_the_cubic_maps_fixed_point():
 def test_nothing_leaves_within_a_small_radius():
     system = mf.Map(cubic_x, cubic_x_jacobian, np.array([0.7, 0.0]), {"a": A})
     known = _fixed_points()
-    shock = minimal_critical_shock(system, known, 0, known.points[0][0], 400, 392, search=ShockSearch(radius=0.4),
-                                   max_period=1)
+    shock = minimal_critical_shock(system, known, 0, known.points[0][0], 400, 392,
+                                   search=ShockSearch(radius=0.4, tolerances=UP_TO_1))
     assert shock.radius == np.inf and shock.destination == -1 and np.all(np.isinf(shock.radii))
 
 
@@ -63,11 +65,11 @@ def test_nothing_leaves_within_a_small_radius():
 def test_bad_options_are_refused(key, value):
     system = mf.Map(cubic_x, cubic_x_jacobian, np.array([0.7, 0.0]), {"a": A})
     known = _fixed_points()
-    options = {"k": 0, "state": known.points[0][0], "steps": 400, "transient": 392, "max_period": 1}
-    search = ShockSearch()
+    options = {"k": 0, "state": known.points[0][0], "steps": 400, "transient": 392}
+    search = ShockSearch(tolerances=UP_TO_1)
     if key == "k":
         options["k"] = value
     else:
-        search = ShockSearch(**{key: value})
+        search = ShockSearch(**{key: value}, tolerances=UP_TO_1)
     with pytest.raises(ConfigError, match=key):
         minimal_critical_shock(system, known, search=search, **options)

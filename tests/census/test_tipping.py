@@ -22,7 +22,8 @@ def shifted_well_jacobian(x, p, out):
 def test_the_starts_between_the_old_and_the_new_boundary_tip():
     system = mf.Map(shifted_well, shifted_well_jacobian, np.array([0.0]), {"mu": 0.0},
                     box=(np.array([-0.8]), np.array([0.8])))
-    chain = continue_attractors(system, "mu", [0.0, 0.3], 400, 400, 392, max_period=4, progress=False)
+    chain = continue_attractors(system, {"mu": [0.0, 0.3]}, 400, 400, 392,
+                                tolerances=mf.census.Tolerances(max_period=4))
     ds = chain.to_dataset()
     starts = np.array(system.sample(400))[:, 0]
     up, down = (int(np.argmax(ds["summary"].sel(mu=0.0).values[:, 0, 0] * sign)) for sign in (1, -1))

@@ -27,11 +27,13 @@ def tent(slope: float) -> mf.Map:
 
 
 STEPS, TRANSIENT, STARTS = 800, 200, 512
+#: Cycles up to period 64 told from aperiodic tails (the tail, 600 steps, holds two of them).
+UP_TO_64 = mf.census.Tolerances(max_period=64)
 
 
 @pytest.mark.parametrize("slope", [2.001, 2.002])       # mean lifetimes 2 000 and 1 000 steps
 def test_the_escape_rate_of_the_open_tent_map(slope):
-    census = mf.find_attractors(tent(slope), STARTS, STEPS, TRANSIENT, max_period=64, transients=40 * STEPS)
+    census = mf.find_attractors(tent(slope), STARTS, STEPS, TRANSIENT, transients=40 * STEPS, tolerances=UP_TO_64)
     found = census.transient.escape
     kappa = np.log(slope / 2)
     assert abs(found.rate - kappa) < 3 * found.stderr, (found.rate, found.stderr, kappa)
@@ -43,8 +45,8 @@ def test_the_escape_rate_of_the_open_tent_map(slope):
 
 
 def test_the_option_changes_no_attractor():
-    plain = mf.find_attractors(tent(2.002), STARTS, STEPS, TRANSIENT, max_period=64)
-    followed = mf.find_attractors(tent(2.002), STARTS, STEPS, TRANSIENT, max_period=64, transients=4 * STEPS)
+    plain = mf.find_attractors(tent(2.002), STARTS, STEPS, TRANSIENT, tolerances=UP_TO_64)
+    followed = mf.find_attractors(tent(2.002), STARTS, STEPS, TRANSIENT, transients=4 * STEPS, tolerances=UP_TO_64)
     assert plain.transient is None
     np.testing.assert_array_equal(plain.assignment, followed.assignment)
     assert [(a.label, a.period, a.fraction) for a in plain.attractors] == \
@@ -56,8 +58,8 @@ def test_the_option_changes_no_attractor():
 
 
 def test_no_transient_and_a_horizon_too_short():
-    closed = mf.find_attractors(tent(1.9), 64, STEPS, TRANSIENT, max_period=64, transients=STEPS)
+    closed = mf.find_attractors(tent(1.9), 64, STEPS, TRANSIENT, transients=STEPS, tolerances=UP_TO_64)
     assert closed.transient is None                           # slope < 2: nothing leaves [0, 1]: an attractor
     assert [a.label for a in closed.attractors] == ["chaotic"]
     with pytest.raises(ConfigError, match="transients = 100 is not allowed"):
-        mf.find_attractors(tent(2.002), 64, STEPS, TRANSIENT, max_period=64, transients=100)
+        mf.find_attractors(tent(2.002), 64, STEPS, TRANSIENT, transients=100, tolerances=UP_TO_64)

@@ -22,7 +22,7 @@ BELOW_TONGUE = 1.2494911683 - 3e-4
 
 
 def census(beta_o):
-    return mf.find_attractors(mf.presets.paper(beta_o=beta_o), 64, 40_000, 20_000, lyapunov=True, progress=False)
+    return mf.find_attractors(mf.presets.paper(beta_o=beta_o), 64, 40_000, 20_000, lyapunov=True)
 
 
 @pytest.mark.slow  # a 64-start census with exponents and 64 Newton confirmations, and a run of 10^6 steps: ~10 s
@@ -86,7 +86,7 @@ starts = 64
         mf.sweep(text, tmp_path / "near.h5", client=client, progress=False)
     stored = mf.open_run(tmp_path / "near.h5")
     for k, beta in enumerate((BELOW_NS, BELOW_FOLD, BELOW_TONGUE)):
-        api = mf.find_attractors(mf.presets.paper(beta_o=beta), 64, 40_000, 20_000, lyapunov=2, progress=False)
+        api = mf.find_attractors(mf.presets.paper(beta_o=beta), 64, 40_000, 20_000, lyapunov=2)
         n = len(api.attractors)
         assert int(stored["census_count"][k]) == n
         assert float(stored["census_unresolved"][k]) == api.unresolved_fraction

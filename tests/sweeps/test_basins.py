@@ -64,7 +64,8 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
     # the API, in one process and one kernel call, from the stored census
     census = {name: values[0] for name, values in read_all(reference_map).items() if name.startswith("census_")}
     known = known_attractors(census)
-    api = basin_map(model, known, plane, 1000, 936, chunk=SIDE, max_period=32)
+    api = basin_map(model, known, plane, 1000, 936, tolerances=mf.census.Tolerances(max_period=32),
+                    compute=mf.Compute(chunk=SIDE))
     np.testing.assert_array_equal(api, ds["id"].values)
     # the census's own rules (fingerprint + assign_to_attractors, no cycle shortcut) give the same ids
     batch = simulate_batch(model, 1000, 936, parameters={"beta_o": np.full(SIDE * SIDE, 2.8)},

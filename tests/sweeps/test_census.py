@@ -53,9 +53,9 @@ def reference_census(tmp_path_factory, client):
 
 def test_the_sweep_stores_what_the_python_api_computes(reference_census):
     model = mf.presets.paper()
-    for direction, reverse in (("up", False), ("down", True)):
-        api = mf.continue_attractors(model, "beta_o", VALUES, STARTS, STEPS, TRANSIENT, reverse=reverse,
-                                     progress=False).to_dataset(max_period=256)
+    for direction, order in (("up", 1), ("down", -1)):
+        api = mf.continue_attractors(model, {"beta_o": VALUES[::order]}, STARTS, STEPS, TRANSIENT,
+                                     compute=mf.Compute(progress=False)).to_dataset(max_period=256)
         stored = open_attractors(reference_census, direction)
         assert stored.attrs["direction"] == direction
         for name in api.data_vars:

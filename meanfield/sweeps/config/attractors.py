@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL
-from ...census.find import MAX_PERIOD, check_census_options
+from ...census.options import MAX_PERIOD, run_file_tolerances
 from ...census.starts import SAMPLERS
 from ...errors import ConfigError
 from ...model.spec import require_finite, require_int
@@ -85,7 +85,7 @@ def check_census_run(run) -> None:
     if run.device != "cpu":
         raise ConfigError(f"backend = {run.backend!r} is not allowed with [attractors]: the census runs on the CPU")
     try:
-        check_census_options(run.steps, run.transient, spec.max_period, spec.rtol)
+        run_file_tolerances(run.steps, run.transient, spec.max_period, spec.rtol)
     except ConfigError as exc:
         raise ConfigError(f"attractors.max_period = {spec.max_period}: {exc}") from None
     if 0 < spec.transients < run.steps:

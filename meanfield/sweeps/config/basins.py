@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...census.basins import Plane, plane
-from ...census.find import check_census_options
+from ...census.options import run_file_tolerances
 from ...errors import ConfigError
 from ...model.spec import ModelSpec, require_int
 from .tables import check_keys
@@ -78,7 +78,7 @@ def check_basins_run(run) -> None:
         raise ConfigError(f"grid = {' x '.join(map(str, run.shape))} points is not allowed with [basins]: the map "
                           "is drawn at one parameter point (give every grid axis one value)")
     try:
-        check_census_options(spec.steps, spec.transient, run.attractors.max_period, run.attractors.rtol)
+        run_file_tolerances(spec.steps, spec.transient, run.attractors.max_period, run.attractors.rtol)
     except ConfigError as exc:
         raise ConfigError(f"basins.{exc}") from None
 
