@@ -76,7 +76,8 @@ def compute(workdir: str) -> dict:
         out[f"batch.{key}"] = np.asarray(getattr(batch, key))
     path = os.path.join(workdir, "sweep.h5")
     with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(mf.load_run(TINY_SWEEP), path, client=client, progress=False)
+        on_client = {"place": mf.Place(client=client)} if hasattr(mf, "Place") else {"client": client}
+        mf.sweep(mf.load_run(TINY_SWEEP), path, progress=False, **on_client)
     with h5py.File(path, "r") as f:
         f.visititems(lambda name, obj: out.__setitem__(f"sweep.{name}", obj[...])
                      if isinstance(obj, h5py.Dataset) else None)

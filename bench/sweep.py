@@ -128,7 +128,7 @@ def main():
             client.run(warm, quick)                      # compile the kernel in every worker
             rows.append(("worker start-up compile, all workers in parallel (s)", time.perf_counter() - t))
             t = time.perf_counter()
-            mf.sweep(quick, os.path.join(tmp, "api.h5"), client=client, progress=False)
+            mf.sweep(quick, os.path.join(tmp, "api.h5"), place=mf.Place(client=client), progress=False)
             t_warm = time.perf_counter() - t
             rows.append(("sweep, warm workers, API (s)", t_warm))
             rows.append(("  overhead ratio sweep/raw - 1 (goal <= 10 %)", f"{100 * (t_warm / t_raw - 1):+.1f} %"))

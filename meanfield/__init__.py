@@ -33,7 +33,7 @@ _LAZY = {
     "confirm_cycle": ".attention_orbits",
     **dict.fromkeys(("BatchResult", "Trajectory", "simulate", "simulate_batch"), ".simulation"),
     "RunSpec": ".sweeps.config.runfile", "load_run": ".sweeps.config.runfile",
-    "sweep": ".sweeps.execute.run",
+    "sweep": ".sweeps.execute.run", "Place": ".sweeps.config.where",
     **dict.fromkeys(("Compute", "Lyapunov", "Record"), ".options"),
     "sweep_results": ".sweeps.results.dataset",
     "open_run": ".sweeps.store",

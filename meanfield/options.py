@@ -34,23 +34,6 @@ class Lyapunov:
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, require_int(name, getattr(self, name), 1))
 
-    @classmethod
-    def of(cls, value) -> Lyapunov | None:
-        """The record ``lyapunov = value`` asks for: None for False (or None), the record itself, or its
-        shorthand True (all) or an integer k (the k leading)."""
-        if value is None or value is False:
-            return None
-        if isinstance(value, cls):
-            return value
-        if value is True:
-            return cls()
-        if isinstance(value, bool) or not isinstance(value, int):
-            import numpy as np
-            if not isinstance(value, np.integer):
-                raise ConfigError(f"lyapunov = {value!r} is not allowed: must be False, True, an integer k >= 1 or "
-                                  "a meanfield.Lyapunov")
-        return cls(k=require_int("lyapunov", value, 1))
-
     @property
     def asked(self):
         """The count as the kernels' rules take it: True (all) or k."""

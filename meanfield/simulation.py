@@ -241,13 +241,14 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         the batch has run :data:`~meanfield.simulation.PROGRESS_DELAY` seconds; False: none.
     """
     steps, transient = check_lengths(steps, transient)
-    recording, spectrum, compute = Record.of(record), Lyapunov.of(lyapunov), check_compute(compute)
+    recording, compute = Record.of(record), check_compute(compute)
+    spectrum = lyapunov if isinstance(lyapunov, Lyapunov) else None
     selection = np.array([OBSERVABLES.index(r) for r in recording.fields], dtype=np.int64)
     record_every, backend, progress = recording.every, compute.backend, compute.progress
     params = batch_parameters(model, parameters)
     if not parameters and isinstance(start, StartWindows | list | tuple) and len(start) > 0:
         params = np.repeat(params, len(start), axis=0)          # one point per start
-    n_exponents = exponent_count(spectrum and spectrum.asked, model, parameters or ())
+    n_exponents = exponent_count(spectrum.asked if spectrum else lyapunov, model, parameters or ())
     att0, pe0, depth0, starts = _start_arrays(model, start, params.shape[0])
     ctrl0 = control_start(params, att0, starts)
     n_saved = steps - transient

@@ -309,7 +309,7 @@ def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, ste
     tolerances, compute = check_tolerances(tolerances), check_compute(compute)
     tolerances.check_run(steps, transient)
     starts = Starts.of(starts)
-    options = dict(lyapunov=Lyapunov.of(lyapunov) or False, max_period=tolerances.max_period, rtol=tolerances.rtol,
+    options = dict(lyapunov=lyapunov, max_period=tolerances.max_period, rtol=tolerances.rtol,
                    backend=compute.backend)
     progress, fresh = compute.progress, []
     with progress_bar(values.size, "continue_attractors", enabled=bool(progress), unit="value") as bar:

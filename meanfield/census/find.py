@@ -198,7 +198,6 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool
     """
     tolerances, compute = check_tolerances(tolerances), check_compute(compute)
     tolerances.check_run(steps, transient)
-    lyapunov = Lyapunov.of(lyapunov) or False
     horizon = require_int("transients", transients, 0)
     if 0 < horizon < steps:
         raise ConfigError(f"transients = {transients} is not allowed: 0 (off) or at least steps = {steps} (the starts "

@@ -32,6 +32,7 @@ def register(sub, parents):
 def run(args):
     from ..errors import ConfigError
     from ..model.layout import DIVERGENCE_BOUND
+    from ..model.spec import require_int
     from ..options import Compute, Record
     from ..presets import preset
     from ..simulation import simulate
@@ -53,7 +54,7 @@ def run(args):
         from ..plots.style import check_figure_path
         check_figure_path(args.plot)
     traj = simulate(model, args.steps, args.transient, start=start, lyapunov=args.lyapunov,
-                    record=Record(every=args.record_every),
+                    record=Record(every=require_int("record_every", args.record_every, 1)),
                     compute=Compute(progress=None if progress_enabled(args) else False))
     write_trajectory(args.output, traj, overwrite=True, record=record("simulate"))
     report(args, f"wrote {args.output}: {args.steps - args.transient} steps at beta_o = {model.beta_o}")

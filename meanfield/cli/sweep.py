@@ -101,7 +101,7 @@ def _dry_run(args, spec, output, workers, local) -> None:
 def run(args):
     from ..errors import ConfigError
     from ..sweeps.config.runfile import load_run
-    from ..sweeps.config.where import where_to_compute
+    from ..sweeps.config.where import Place, where_to_compute
     from ..sweeps.execute.run import sweep
     from ..sweeps.execute.slurm import slurm_runner
     from ..sweeps.store import check_output
@@ -116,15 +116,17 @@ def run(args):
         check_figure_path(args.plot)
         check_output(args.plot, overwrite=True, make_dirs=True)
     if args.dry_run:
-        where = where_to_compute(spec.cluster_spec, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers)
+        where = where_to_compute(spec.cluster_spec, Place(scheduler=args.scheduler, slurm=args.slurm,
+                                                          workers=args.workers))
         return _dry_run(args, spec, output, where.workers or 1, local=where.kind == "local")
     if args.resume and not os.path.exists(output):
         raise ConfigError(f"--resume: output {output!r} does not exist, so there is nothing to resume (leave out "
                           "--resume to start it)")
     # inside an allocation only rank 1 (the client) gets past slurm_runner; the others serve and exit
     with slurm_runner(spec.cluster_spec) if args.runner else nullcontext((None, None)) as (client, _):
-        path = sweep(spec, output, client=client, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers,
-                     resume=True if args.resume else None, overwrite=args.force, progress=progress_enabled(args))
+        place = Place(client=client, scheduler=args.scheduler, slurm=args.slurm, workers=args.workers)
+        path = sweep(spec, output, place=place, resume=True if args.resume else None, overwrite=args.force,
+                     progress=progress_enabled(args))
     report(args, f"wrote {path}: {spec.n_points} points of {' x '.join(a.name for a in spec.grid_axes)}")
     if args.plot:
         if os.path.dirname(args.plot):

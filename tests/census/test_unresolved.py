@@ -83,7 +83,7 @@ beta_o = [{BELOW_NS}, {BELOW_FOLD}, {BELOW_TONGUE}]
 starts = 64
 """
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(text, tmp_path / "near.h5", client=client, progress=False)
+        mf.sweep(text, tmp_path / "near.h5", place=mf.Place(client=client), progress=False)
     stored = mf.open_run(tmp_path / "near.h5")
     for k, beta in enumerate((BELOW_NS, BELOW_FOLD, BELOW_TONGUE)):
         api = mf.find_attractors(mf.presets.paper(beta_o=beta), 64, 40_000, 20_000, lyapunov=2)

@@ -43,7 +43,7 @@ transient = 936
 @pytest.fixture(scope="module")
 def reference_map(tmp_path_factory, client):
     path = tmp_path_factory.mktemp("basins") / "reference.h5"
-    mf.sweep(BASINS.format(chunk=5), path, client=client, progress=False)
+    mf.sweep(BASINS.format(chunk=5), path, place=mf.Place(client=client), progress=False)
     return path
 
 
@@ -77,7 +77,7 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
 
 def test_nothing_depends_on_the_chunking(reference_map, client, tmp_path):
     other = tmp_path / "chunk16.h5"
-    mf.sweep(BASINS.format(chunk=16), other, client=client, progress=False)
+    mf.sweep(BASINS.format(chunk=16), other, place=mf.Place(client=client), progress=False)
     a, b = open_basins(reference_map), open_basins(other)
     for name in a.data_vars:
         np.testing.assert_array_equal(a[name].values, b[name].values, err_msg=name)
@@ -90,7 +90,7 @@ def test_rows_lost_before_the_end_are_computed_again_identically(reference_map, 
         f["basins/id"][7:19] = -7
         f["basins/row_done"][7:19] = 0
         f["basins"].attrs["complete"] = False
-    mf.sweep(BASINS.format(chunk=5), damaged, client=client, progress=False)
+    mf.sweep(BASINS.format(chunk=5), damaged, place=mf.Place(client=client), progress=False)
     np.testing.assert_array_equal(open_basins(damaged)["id"].values, open_basins(reference_map)["id"].values)
     assert open_basins(damaged).attrs["complete"]
 
@@ -161,7 +161,7 @@ def test_a_map_lost_from_the_file_is_written_again_from_the_journal(reference_ma
     journal = Journal.start(journal_path(copy), run, [])
     journal.append_rows(0, np.full((5, SIDE), 3, dtype=np.int32))
     journal.close()
-    mf.sweep(run, copy, client=client, progress=False)
+    mf.sweep(run, copy, place=mf.Place(client=client), progress=False)
     ids = open_basins(copy)["id"].values
     assert np.all(ids[:5] == 3)
     np.testing.assert_array_equal(ids[5:], open_basins(reference_map)["id"].values[5:])

@@ -47,7 +47,7 @@ def _assert_same_groups(a: dict, b: dict):
 @pytest.fixture(scope="module")
 def reference_census(tmp_path_factory, client):
     path = tmp_path_factory.mktemp("census") / "reference.h5"
-    mf.sweep(CENSUS.format(chunk=3), path, client=client, progress=False)
+    mf.sweep(CENSUS.format(chunk=3), path, place=mf.Place(client=client), progress=False)
     return path
 
 
@@ -70,7 +70,7 @@ def test_the_sweep_stores_what_the_python_api_computes(reference_census):
 
 def test_nothing_depends_on_the_chunking(reference_census, client, tmp_path):
     other = tmp_path / "chunk1.h5"
-    mf.sweep(CENSUS.format(chunk=1), other, client=client, progress=False)
+    mf.sweep(CENSUS.format(chunk=1), other, place=mf.Place(client=client), progress=False)
     assert_same(read_all(reference_census), read_all(other))
     _assert_same_groups(_groups(reference_census), _groups(other))
 
@@ -78,10 +78,10 @@ def test_nothing_depends_on_the_chunking(reference_census, client, tmp_path):
 def test_stopped_between_the_stages_the_resume_chains_the_stored_censuses(reference_census, client, tmp_path):
     out = tmp_path / "out.h5"
     text = CENSUS.format(chunk=2)
-    interrupted_sweep(text, out, after=len(VALUES), client=client)     # every point stored, no chain yet
+    interrupted_sweep(text, out, after=len(VALUES), place=mf.Place(client=client))    # every point stored, no chain yet
     with pytest.raises(KeyError, match="no attractor census"):
         open_attractors(out, "up")
-    mf.sweep(text, out, client=client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=client), progress=False)
     assert_same(read_all(reference_census), read_all(out))
     _assert_same_groups(_groups(reference_census), _groups(out))
 
@@ -91,7 +91,7 @@ def test_every_line_of_a_2d_census_is_its_own_continuation(client, tmp_path):
     def census(epsilons, name):
         text = CENSUS.replace(f"beta_o = {VALUES}", f"epsilon = {epsilons}\nbeta_o = [1.0, 1.27, 1.3]").replace(
             f"steps = {STEPS}\ntransient = {TRANSIENT}", "steps = 6000\ntransient = 5000").format(chunk=2)
-        mf.sweep(text + 'axis = "beta_o"\n', tmp_path / name, client=client, progress=False)
+        mf.sweep(text + 'axis = "beta_o"\n', tmp_path / name, place=mf.Place(client=client), progress=False)
         return {d: open_attractors(tmp_path / name, d) for d in ("up", "down")}
     grid, alone = census([0.02, 0.03], "grid.h5"), census([0.03], "alone.h5")
     for direction in ("up", "down"):
@@ -113,7 +113,7 @@ def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, cl
     rng = np.random.default_rng(21)
     for delay in rng.uniform(0.0, 3.0, size=4):             # from creation to the chained stage
         _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", delay)
-    mf.sweep(CENSUS.format(chunk=1), out, client=client, progress=False)
+    mf.sweep(CENSUS.format(chunk=1), out, place=mf.Place(client=client), progress=False)
     assert_same(read_all(reference_census), read_all(out))
     _assert_same_groups(_groups(reference_census), _groups(out))
 
@@ -147,7 +147,7 @@ def test_the_chaotic_transient_is_stored_as_the_api_reports_it(client, tmp_path)
     text = CENSUS.format(chunk=1).replace("beta_o = " + str(VALUES), "beta_o = [1.269, 1.3]").replace(
         'direction = "both"', f"transients = {10 * steps}").replace(f"steps = {STEPS}", f"steps = {steps}").replace(
         f"transient = {TRANSIENT}", f"transient = {transient}")
-    mf.sweep(text, tmp_path / "t.h5", client=client, progress=False)
+    mf.sweep(text, tmp_path / "t.h5", place=mf.Place(client=client), progress=False)
     stored = read_all(tmp_path / "t.h5")
     shares = []
     for p, beta in enumerate((1.269, 1.3)):

@@ -53,7 +53,7 @@ def contiguous(local_client, tmp_path_factory):
     out = {}
     for case, text in CASES.items():
         out[case] = base / f"{case}.h5"
-        mf.sweep(text, out[case], client=local_client, progress=False)
+        mf.sweep(text, out[case], place=mf.Place(client=local_client), progress=False)
         with h5py.File(out[case], "r") as f:
             assert f["hist"].chunks is None
     return out
@@ -63,7 +63,7 @@ def contiguous(local_client, tmp_path_factory):
 def test_compressed_file_holds_the_contiguous_files_numbers(case, contiguous, local_client, tmp_path,
                                                             compress_everything):
     out = tmp_path / "c.h5"
-    mf.sweep(CASES[case], out, client=local_client, progress=False)
+    mf.sweep(CASES[case], out, place=mf.Place(client=local_client), progress=False)
     run = mf.load_run(CASES[case])
     assert sum(compress_everything) == run.n_points                  # every task's chunks stored as they came
     with h5py.File(out, "r") as f:
@@ -85,7 +85,7 @@ def test_a_damaged_compressed_chunk_is_found_and_repaired(contiguous, local_clie
     are damaged; with the journal the file is rebuilt, without it those points are computed again."""
     text, reference = CASES["pieces"], read_all(contiguous["pieces"])
     good = tmp_path / "good.h5"
-    mf.sweep(text, good, client=local_client, progress=False)
+    mf.sweep(text, good, place=mf.Place(client=local_client), progress=False)
     with h5py.File(good, "r") as f:
         info = f["hist"].id.get_chunk_info(3)
         first = int(np.ravel_multi_index(info.chunk_offset[:2], f["done"].shape))
@@ -101,7 +101,7 @@ def test_a_damaged_compressed_chunk_is_found_and_repaired(contiguous, local_clie
         with pytest.raises(StoreError, match=f"dataset 'hist' fails its checksums at 2 point.*flat index {first}"):
             verify_file(out)
         capfd.readouterr()
-        mf.sweep(text, out, client=local_client, progress=False)
+        mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
         err = capfd.readouterr().err
         assert ("rebuilding it from" in err) if journaled else ("those 2 points are computed again" in err), err
         assert_same(read_all(out), reference)
@@ -116,13 +116,13 @@ def test_a_compressed_file_is_rebuilt_from_the_chunks_it_still_holds(contiguous,
     next damage is repaired from it too. ``meanfield recover`` does the same without computing."""
     text, reference, n = CASES["rows"], read_all(contiguous["rows"]), 15
     out = tmp_path / "out.h5"
-    mf.sweep(text, out, client=local_client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
     rng = np.random.default_rng(4848)
     data = bytearray(out.read_bytes())
     data[:64] = rng.integers(0, 256, 64, dtype=np.uint8).tobytes()
     out.write_bytes(bytes(data))
     capfd.readouterr()
-    mf.sweep(text, out, client=local_client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
     err = capfd.readouterr().err
     assert f"rebuilding it from {journal_path(out)}: {n}/{n} points recovered" in err, err
     assert sum(compress_everything) == n                                 # the first run's; nothing computed since
@@ -136,7 +136,7 @@ def test_a_compressed_file_is_rebuilt_from_the_chunks_it_still_holds(contiguous,
         out.write_bytes(out.read_bytes()[:offset])
         capfd.readouterr()
         computed = sum(compress_everything)
-        mf.sweep(text, out, client=local_client, progress=False)
+        mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
         err = capfd.readouterr().err
         assert f"{kept}/{n} points recovered" in err, (cut, err)
         assert sum(compress_everything) - computed == n - kept                # only the lost points computed
@@ -160,14 +160,14 @@ def test_a_file_written_before_compression_resumes(contiguous, local_client, tmp
     before = read_all(out)
     assert mf.sweeps.store.sweep_state(out)["done"] == 6
     fresh = tmp_path / "fresh.h5"
-    mf.sweep(text, fresh, client=local_client, progress=False)
-    mf.sweep(text, out, client=local_client, progress=False)
+    mf.sweep(text, fresh, place=mf.Place(client=local_client), progress=False)
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
     with h5py.File(out, "r") as f:
         assert f["hist"].chunks is None
     assert_finished(read_all(out), before, read_all(fresh))
     verify_file(out)
     out.write_bytes(b"")                                              # emptied: rebuilt from both kinds of record
-    mf.sweep(text, out, client=local_client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
     assert_finished(read_all(out), before, read_all(fresh))
 
 

@@ -53,7 +53,7 @@ interval = [2.1, 2.3]
 @pytest.mark.integration   # an in-process Dask cluster
 def test_a_sweep_stores_the_curves_mf_bifurcation_curve_gives(tmp_path):
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-        mf.sweep(RUN, tmp_path / "out.h5", client=client, progress=False)
+        mf.sweep(RUN, tmp_path / "out.h5", place=mf.Place(client=client), progress=False)
     stored = open_curves(tmp_path / "out.h5")
     with xarray.open_dataset(tmp_path / "out.h5", group="curves", engine="h5netcdf") as ds:   # plain xarray too
         xarray.testing.assert_identical(ds.load(), stored)
@@ -72,7 +72,7 @@ def test_a_sweep_stores_the_curves_mf_bifurcation_curve_gives(tmp_path):
         assert np.array_equal(alone[name].values, stored[name].values), name
     # the points are the sweep's as without the table
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-        mf.sweep(RUN.split("[curves]")[0], tmp_path / "points.h5", client=client, progress=False)
+        mf.sweep(RUN.split("[curves]")[0], tmp_path / "points.h5", place=mf.Place(client=client), progress=False)
     assert_same(read_all(tmp_path / "out.h5"), read_all(tmp_path / "points.h5"))
     # drawn by `meanfield plot curves`; a sweep without curves is one line, exit 2
     assert cli(["-q", "plot", "curves", tmp_path / "out.h5", "-o", tmp_path / "curves.png"]) == 0
@@ -138,8 +138,8 @@ def test_a_sweep_killed_during_its_curves_resumes_to_the_same_file(external_clus
         held = sorted(f[ROWS_GROUP].attrs)
         assert "curves" not in f and 1 <= len(held) < 4, "the kill came after the curves were done: it tests nothing"
         assert all(json.loads(f[ROWS_GROUP].attrs[n])["name"] == n for n in held)
-    mf.sweep(text, out, client=client, progress=False)
-    mf.sweep(text, tmp_path / "whole.h5", client=client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=client), progress=False)
+    mf.sweep(text, tmp_path / "whole.h5", place=mf.Place(client=client), progress=False)
     resumed, whole = open_curves(out), open_curves(tmp_path / "whole.h5")
     xarray.testing.assert_identical(resumed, whole)
     assert resumed.curve.values.tolist() == ["wide", "narrow", "t14.lower", "t14.upper"]

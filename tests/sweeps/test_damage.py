@@ -63,7 +63,7 @@ def references(local_client, tmp_path_factory):
     out = {}
     for kind, text in KINDS.items():
         out[kind] = base / f"{kind}.h5"
-        mf.sweep(text, out[kind], client=local_client, progress=False)
+        mf.sweep(text, out[kind], place=mf.Place(client=local_client), progress=False)
         verify_file(out[kind])
     return out
 
@@ -96,7 +96,7 @@ def damaged(reference, out, data: bytes, journal: bytes | None = None):
 
 
 def sweep_again(kind, out, client, capfd) -> str:
-    mf.sweep(KINDS[kind], out, client=client, progress=False)
+    mf.sweep(KINDS[kind], out, place=mf.Place(client=client), progress=False)
     return capfd.readouterr().err
 
 
@@ -110,7 +110,7 @@ def test_truncated_at_20_offsets_or_emptied(kind, references, local_client, tmp_
     damaged(ref, out, b"")
     os.remove(journal_path(out))                       # without the journal: refused, nothing to rebuild from
     with pytest.raises(StoreError, match="no journal"):
-        mf.sweep(KINDS[kind], out, client=local_client, progress=False)
+        mf.sweep(KINDS[kind], out, place=mf.Place(client=local_client), progress=False)
     for n, offset in enumerate(offsets):
         # every fourth case the journal is cut too (a torn last record): those chunks are computed again
         cut = journal[:int(rng.integers(len(journal) // 3, len(journal)))] if n % 4 == 3 else None
@@ -225,13 +225,13 @@ def test_a_disk_full_mid_run_stops_clearly_and_resumes(references, local_client,
                 except OSError:
                     pass
     with pytest.raises(StoreError) as err:
-        mf.sweep(KINDS["1d"], out, client=local_client, progress=False, callback=fill)
+        mf.sweep(KINDS["1d"], out, place=mf.Place(client=local_client), progress=False, callback=fill)
     message = str(err.value)
     assert "\n" not in message and "No space left on device" in message and "run again" in message, message
     assert filler.exists()
     os.remove(filler)
     ref = references["1d"]
-    mf.sweep(KINDS["1d"], out, client=local_client, progress=False)
+    mf.sweep(KINDS["1d"], out, place=mf.Place(client=local_client), progress=False)
     assert_like_reference(out, ref)
     kept = sum(1 for indices, _ in _records(out))
     assert kept == 6, kept                             # every chunk finished before the disk filled, once each

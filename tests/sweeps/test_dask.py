@@ -31,7 +31,7 @@ def reference(client, tmp_path_factory):
     def get(text):
         if text not in cache:
             path = base / f"ref{len(cache)}.h5"
-            mf.sweep(mf.load_run(text), path, client=client, progress=False)
+            mf.sweep(mf.load_run(text), path, place=mf.Place(client=client), progress=False)
             cache[text] = read_all(path)
         return cache[text]
     return get
@@ -39,7 +39,7 @@ def reference(client, tmp_path_factory):
 
 def test_api_sweep_reads_with_h5py_and_xarray(client, tmp_path):
     out = tmp_path / "api.h5"
-    assert mf.sweep(tiny_text(), out, client=client, progress=False) == str(out)
+    assert mf.sweep(tiny_text(), out, place=mf.Place(client=client), progress=False) == str(out)
     with h5py.File(out, "r") as f:
         assert f["done"][...].all() and f.attrs["kind"] == "sweep"
         assert f["lyapunov"].shape == (12, 3) and np.all(np.isfinite(f["lyapunov"][...]))
@@ -65,7 +65,8 @@ def test_api_sweep_reads_with_h5py_and_xarray(client, tmp_path):
 @pytest.mark.parametrize("extra", ["", CONT], ids=["grid", "continuation"])
 def test_chunk_size_does_not_change_results(client, reference, tmp_path, extra):
     for chunk in (1, 64):
-        mf.sweep(tiny_text(chunk=chunk, extra=extra), tmp_path / f"c{chunk}.h5", client=client, progress=False)
+        mf.sweep(tiny_text(chunk=chunk, extra=extra), tmp_path / f"c{chunk}.h5", place=mf.Place(client=client),
+                 progress=False)
         assert_same(read_all(tmp_path / f"c{chunk}.h5"), reference(tiny_text(extra=extra)))
 
 
@@ -104,7 +105,7 @@ def test_resume_after_sigkill_of_the_client(external_cluster, client, reference,
     full = reference(text)
     for name, values in partial.items():
         np.testing.assert_array_equal(values[done], full[name][done], err_msg=name)
-    mf.sweep(text, out, client=client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=client), progress=False)
     assert_same(read_all(out), full)
 
 
@@ -112,9 +113,9 @@ def test_ctrl_c_then_resume_continuation(client, reference, tmp_path):
     text = tiny_text(num=24, chunk=1, extra=CONT)
     out = tmp_path / "interrupted.h5"
 
-    interrupted_sweep(text, out, 7, client=client)
+    interrupted_sweep(text, out, 7, place=mf.Place(client=client))
     assert 7 <= read_all(out)["done"].sum() < 24
-    mf.sweep(text, out, client=client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=client), progress=False)
     assert_same(read_all(out), reference(text))
 
 
@@ -128,7 +129,7 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
     text = tiny_text(num=32, steps=20000, transient=5000, lyapunov=12, chunk=1)
     killed = []
     with local_cluster(1) as cluster, Client(cluster) as c:
-        mf.sweep(text, tmp_path / "one.h5", client=c, progress=False)
+        mf.sweep(text, tmp_path / "one.h5", place=mf.Place(client=c), progress=False)
         assert_same(read_all(tmp_path / "one.h5"), reference(text))
         pid = next(iter(c.run(os.getpid).values()))
 
@@ -136,7 +137,7 @@ def test_one_worker_equals_two_and_survives_its_own_death(reference, tmp_path):
             if done >= 2 and not killed:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
-        mf.sweep(text, tmp_path / "killed.h5", client=c, progress=False, callback=kill)
+        mf.sweep(text, tmp_path / "killed.h5", place=mf.Place(client=c), progress=False, callback=kill)
         assert killed and next(iter(c.run(os.getpid).values())) != pid
     assert_same(read_all(tmp_path / "killed.h5"), reference(text))
 

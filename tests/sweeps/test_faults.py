@@ -56,7 +56,7 @@ def reference(client, tmp_path_factory):
     def get(text):
         if text not in cache:
             cache[text] = base / f"ref{len(cache)}.h5"
-            mf.sweep(mf.load_run(text), cache[text], client=client, progress=False)
+            mf.sweep(mf.load_run(text), cache[text], place=mf.Place(client=client), progress=False)
         return cache[text]
     return get
 
@@ -105,8 +105,10 @@ def test_bad_settings_leave_a_complete_file_unchanged(case, force, complete):
     if kwargs.get("scheduler"):
         kwargs = {"scheduler": f"tcp://127.0.0.1:{closed_port()}"}
     key = case.split("=")[0].split(".")[-1]
-    with pytest.raises(MeanfieldError) as err:
-        mf.sweep(mf.load_run(text), out, overwrite=force, progress=False, **kwargs)
+    with pytest.raises(MeanfieldError) as err:          # a Place checks its fields when it is made
+        place = mf.Place(**{k: v for k, v in kwargs.items() if k in ("workers", "scheduler")})
+        mf.sweep(mf.load_run(text), out, overwrite=force, progress=False, place=place,
+                 **{k: v for k, v in kwargs.items() if k not in ("workers", "scheduler")})
     message = str(err.value)
     assert "\n" not in message and key in message, message
     assert out.read_bytes() == before
@@ -131,7 +133,7 @@ def test_a_file_holding_no_point_is_replaced(client, reference, tmp_path):
     out = tmp_path / "out.h5"
     mf.sweeps.store.create_sweep(out, mf.load_run(tiny_text().replace("chunk = 4", "chunk = 4\nbackend = 'cuda'"))
                                  ).close()
-    mf.sweep(tiny_text(), out, client=client, progress=False)
+    mf.sweep(tiny_text(), out, place=mf.Place(client=client), progress=False)
     assert_same_file(out, reference(tiny_text()))
 
 
@@ -139,10 +141,10 @@ def test_an_unreadable_file_says_how_to_recover(client, reference, tmp_path):
     out = tmp_path / "out.h5"
     out.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(200))           # an HDF5 signature and nothing after it
     with pytest.raises(StoreError) as err:
-        mf.sweep(tiny_text(), out, client=client, progress=False)
+        mf.sweep(tiny_text(), out, place=mf.Place(client=client), progress=False)
     assert "delete it" in str(err.value) and "--force" in str(err.value) and "\n" not in str(err.value)
     assert out.read_bytes() == b"\x89HDF\r\n\x1a\n" + bytes(200)
-    mf.sweep(tiny_text(), out, client=client, progress=False, overwrite=True)
+    mf.sweep(tiny_text(), out, place=mf.Place(client=client), progress=False, overwrite=True)
     assert_same_file(out, reference(tiny_text()))
     assert leftovers(tmp_path) == []
 
@@ -151,12 +153,12 @@ def test_force_replaces_the_old_file_only_when_finished(client, reference, compl
     out, before = complete
     new = tiny_text(steps=500)
 
-    interrupted_sweep(new, out, 5, client=client, overwrite=True)
+    interrupted_sweep(new, out, 5, place=mf.Place(client=client), overwrite=True)
     assert out.read_bytes() == before
     message = capsys.readouterr().err
     assert f"{out} is unchanged" in message and f"{out}.part" in message
     assert leftovers(out.parent) == ["out.h5.part"]
-    mf.sweep(new, out, client=client, progress=False, overwrite=True)         # the same command continues
+    mf.sweep(new, out, place=mf.Place(client=client), progress=False, overwrite=True)      # the same command continues
     assert_same_file(out, reference(new))
     assert leftovers(out.parent) == []
 
@@ -204,7 +206,7 @@ def test_sigkill_at_random_moments_then_resume_is_identical(external_cluster, cl
     rng = np.random.default_rng(16)
     for delay in rng.uniform(0.0, 0.6, size=4):             # from creation to mid-sweep
         _kill_after(_cli(run_file, out, external_cluster), f"{out}.lock", delay)
-    mf.sweep(KILLED, out, client=client, progress=False)
+    mf.sweep(KILLED, out, place=mf.Place(client=client), progress=False)
     assert_same_file(out, reference(KILLED))
     assert leftovers(tmp_path) == []
 
@@ -235,7 +237,7 @@ def test_sigkill_of_a_compressed_sweep_then_resume_is_identical(external_cluster
         proc.wait()
         stopped_midway += done_count(out) < 104                  # unreadable (being rebuilt) counts as 0
     assert stopped_midway >= 2, "the kills all came after the sweep ended: they test nothing"
-    mf.sweep(KILLED_COMPRESSED, out, client=client, progress=False)
+    mf.sweep(KILLED_COMPRESSED, out, place=mf.Place(client=client), progress=False)
     with h5py.File(out, "r") as f:
         assert f["tail_att"].compression == "gzip"
     assert_same_file(out, reference(KILLED_COMPRESSED))
@@ -249,7 +251,7 @@ def test_sigkill_during_force_keeps_the_old_file(external_cluster, client, refer
     for delay in np.random.default_rng(61).uniform(0.0, 0.6, size=2):
         _kill_after(_cli(run_file, out, external_cluster, "--force"), f"{out}.lock", delay)
         assert out.read_bytes() == before
-    mf.sweep(KILLED, out, client=client, progress=False, overwrite=True)
+    mf.sweep(KILLED, out, place=mf.Place(client=client), progress=False, overwrite=True)
     assert_same_file(out, reference(KILLED))
     assert leftovers(out.parent) == []
 
@@ -326,7 +328,7 @@ def test_divergent_points_are_labelled_and_drawn(client, tmp_path):
     from meanfield.plots.sweep import bifurcation_figure
     text = tiny_text(num=2).replace("beta_o = { start = 1.0, stop = 2.6, num = 2 }", '"control.kp" = [0.2, 0.6, 3.0]')
     out = tmp_path / "kp.h5"
-    mf.sweep(text, out, client=client, progress=False)
+    mf.sweep(text, out, place=mf.Place(client=client), progress=False)
     with h5py.File(out, "r") as f:
         diverged = f["diverged_at"][...]
     assert diverged[:2].tolist() == [-1, -1] and diverged[2] >= 0

@@ -38,7 +38,7 @@ def check_cf(ds) -> None:
 
 def test_a_sweep_file_reads_with_plain_xarray(local_client, tmp_path):
     out = tmp_path / "tiny.h5"
-    mf.sweep(tiny_text(num=4, lyapunov="false", extra=""), out, client=local_client, progress=False)
+    mf.sweep(tiny_text(num=4, lyapunov="false", extra=""), out, place=mf.Place(client=local_client), progress=False)
     with xarray.open_dataset(out, engine="h5netcdf") as ds:
         check_cf(ds)
         assert ds.evidence_key.values.tolist() == list(EVIDENCE)
@@ -55,7 +55,7 @@ def test_a_sweep_file_reads_with_plain_xarray(local_client, tmp_path):
 
 def test_open_run_adds_the_analysis_group_with_cf_flags(local_client, tmp_path):
     out = tmp_path / "classified.h5"
-    mf.sweep(tiny_text(num=4), out, client=local_client, progress=False)
+    mf.sweep(tiny_text(num=4), out, place=mf.Place(client=local_client), progress=False)
     with mf.open_run(out) as ds:
         assert "label" not in ds                           # not classified yet: the same type, no labels
     analyze(out)
@@ -73,7 +73,7 @@ def test_open_run_adds_the_analysis_group_with_cf_flags(local_client, tmp_path):
 
 def test_finite_sweep_counts_bits_in_integers(local_client, tmp_path):
     out = tmp_path / "finite.h5"
-    mf.sweep(mf.load_run(FINITE, **{"finite.replicas": 2}), out, client=local_client, progress=False)
+    mf.sweep(mf.load_run(FINITE, **{"finite.replicas": 2}), out, place=mf.Place(client=local_client), progress=False)
     with mf.open_run(out) as ds:
         check_cf(ds)
         assert ds.n_bits.dtype.kind == "i" and ds.n_bits.values.tolist() == [990, 9900, 99000]
@@ -97,9 +97,9 @@ def test_each_resume_appends_its_own_provenance_record(local_client, tmp_path):
     text = tiny_text(num=8, chunk=1)
     out = tmp_path / "resumed.h5"
 
-    interrupted_sweep(text, out, 3, client=local_client)
-    mf.sweep(text, out, client=local_client, progress=False)
-    mf.sweep(text, out, client=local_client, progress=False)          # complete: nothing to do, no record
+    interrupted_sweep(text, out, 3, place=mf.Place(client=local_client))
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)
+    mf.sweep(text, out, place=mf.Place(client=local_client), progress=False)     # complete: nothing to do, no record
     with xarray.open_dataset(out, engine="h5netcdf") as ds:
         records = json.loads(ds.attrs["provenance"])
     assert [r["action"] for r in records] == ["create", "resume"]
@@ -117,7 +117,7 @@ def test_a_seed_sweep_claims_no_single_weight_realisation(local_client, tmp_path
     out = tmp_path / "seeds.h5"
     text = (Path(__file__).resolve().parents[2] / "runs" / "reference_seeds.toml").read_text()
     run = mf.load_run(text, **{"steps": 300, "transient": 100, "grid.seed": [2, 5], "grid.beta_o": [1.3]})
-    mf.sweep(run, out, client=local_client, progress=False)
+    mf.sweep(run, out, place=mf.Place(client=local_client), progress=False)
     with mf.open_run(out) as ds:
         check_cf(ds)
         assert ds.seed.values.tolist() == [2, 5] and ds.seed.dtype.kind == "i"
@@ -135,7 +135,7 @@ def test_open_run_works_while_other_handles_hold_the_file(local_client, tmp_path
     from meanfield.sweeps.store import read_attrs, read_sweep
     from meanfield.sweeps.store.files import READ_LOCKING
     out = tmp_path / "held.h5"
-    mf.sweep(tiny_text(num=4), out, client=local_client, progress=False)
+    mf.sweep(tiny_text(num=4), out, place=mf.Place(client=local_client), progress=False)
     analyze(out)
     with mf.open_run(out) as alone:
         expected = alone.lyapunov.values

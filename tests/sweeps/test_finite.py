@@ -23,7 +23,7 @@ def quick_runs(tmp_path_factory):
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
         for chunk in (1, 4):
             paths[chunk] = base / f"chunk{chunk}.h5"
-            mf.sweep(mf.load_run(QUICK, chunk=chunk), paths[chunk], client=client, progress=False)
+            mf.sweep(mf.load_run(QUICK, chunk=chunk), paths[chunk], place=mf.Place(client=client), progress=False)
     return paths
 
 

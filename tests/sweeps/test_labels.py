@@ -23,7 +23,7 @@ RUN = tiny_text(num=6, steps=3200, transient=1600, lyapunov=2, chunk=3).replace(
 def classified(tmp_path_factory):
     path = tmp_path_factory.mktemp("analysis") / "run.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(mf.load_run(RUN), path, client=client, progress=False)
+        mf.sweep(mf.load_run(RUN), path, place=mf.Place(client=client), progress=False)
     return path
 
 
@@ -96,7 +96,7 @@ def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fr
     from meanfield.sweeps.results.dataset import sweep_results
     path = tmp_path / "torus.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(mf.load_run(TORUS_RUN), path, client=client, progress=False)
+        mf.sweep(mf.load_run(TORUS_RUN), path, place=mf.Place(client=client), progress=False)
     ds = sweep_results(path)
     rotation = dict(zip(ds["beta_o"].values.tolist(), ds["rotation"].values.tolist()))
     assert np.isnan(rotation[0.5])

@@ -13,7 +13,7 @@ import pytest
 import meanfield as mf
 from meanfield.errors import ConfigError, StoreError
 from meanfield.sweeps.config.tables import MAX_POINTS
-from meanfield.sweeps.config.where import where_to_compute
+from meanfield.sweeps.config.where import Place, where_to_compute
 from meanfield.sweeps.execute.preflight import check_sweep
 from meanfield.sweeps.store.lock import FileBusy, holder, writer_lock
 
@@ -42,7 +42,7 @@ def test_the_writer_lock_refuses_a_live_holder_and_takes_over_a_dead_one(tmp_pat
         host = os.uname().nodename
         assert str(err.value) == f"{out} is being written by meanfield sweep (pid {proc.pid}, host {host})"
         with pytest.raises(FileBusy):
-            mf.sweep(tiny_text(), out, workers=1, progress=False)
+            mf.sweep(tiny_text(), out, place=mf.Place(workers=1), progress=False)
         with pytest.raises(FileBusy):
             mf.sweeps.store.write_analysis(out, None, None, {})
     finally:
@@ -82,7 +82,7 @@ def test_task_memory_is_bounded(tmp_path):
     """64 points x 10^7 recorded rows x 2 observables x 3 features x 8 bytes = 30 TB: no machine's worker."""
     run = mf.load_run(tiny_text(steps=10_000_000, transient=0, chunk=64))
     with pytest.raises(ConfigError, match="chunk = 64"):
-        check_sweep(run, tmp_path / "out.h5", where_to_compute(run.cluster_spec, workers=1))
+        check_sweep(run, tmp_path / "out.h5", where_to_compute(run.cluster_spec, Place(workers=1)))
     assert os.listdir(tmp_path) == []
 
 
@@ -96,13 +96,13 @@ def test_disk_space_is_checked_before_the_file_is_created(tmp_path):
         'observables = ["att", "mo", "mo_se", "mv", "mq", "mk"]\ntail = 10000')
     run = mf.load_run(text)
     with pytest.raises(StoreError, match="free"):
-        mf.sweep(run, tmp_path / "out.h5", workers=1, progress=False)
+        mf.sweep(run, tmp_path / "out.h5", place=mf.Place(workers=1), progress=False)
     assert os.listdir(tmp_path) == []
 
 
 def test_a_directory_is_not_an_output(tmp_path, capsys):
     with pytest.raises(StoreError, match="is a directory") as err:
-        mf.sweep(tiny_text(), tmp_path, workers=1, progress=False)
+        mf.sweep(tiny_text(), tmp_path, place=mf.Place(workers=1), progress=False)
     assert "\n" not in str(err.value)
     from meanfield.cli import main
     assert main(["simulate", "--steps", "10", "-o", str(tmp_path)]) == 2
@@ -114,5 +114,5 @@ def test_a_directory_is_not_an_output(tmp_path, capsys):
 def test_missing_directories_are_created_only_after_the_checks(tmp_path):
     out = tmp_path / "new" / "deeper" / "out.h5"
     with pytest.raises(ConfigError, match="workers"):
-        mf.sweep(tiny_text(), out, workers=0, progress=False)
+        mf.sweep(tiny_text(), out, place=mf.Place(workers=0), progress=False)
     assert os.listdir(tmp_path) == []

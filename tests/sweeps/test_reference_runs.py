@@ -120,7 +120,7 @@ def test_seed_axis_is_an_ensemble_of_weight_realisations():
 
 def test_seed_sweep_through_dask_stores_integer_seeds(client, tmp_path):
     text = run_text('preset = "reference"', grid="seed = { start = 1, stop = 4, num = 4 }")
-    path = mf.sweep(mf.load_run(text), tmp_path / "seeds.h5", client=client, progress=False)
+    path = mf.sweep(mf.load_run(text), tmp_path / "seeds.h5", place=mf.Place(client=client), progress=False)
     with h5py.File(path, "r") as f:
         assert f["seed"].dtype == np.int64 and list(f["seed"][...]) == [1, 2, 3, 4]
         tails = f["tail_att"][...]

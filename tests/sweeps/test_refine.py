@@ -62,7 +62,7 @@ def rest_cycle_loses_stability(start=1.2, step=0.0025, resolution=1e-7):
 def swept(tmp_path_factory):
     path = tmp_path_factory.mktemp("refine") / "run.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(mf.load_run(RUN), path, client=client, progress=False)
+        mf.sweep(mf.load_run(RUN), path, place=mf.Place(client=client), progress=False)
     return path
 
 
@@ -145,6 +145,6 @@ def test_refinement_needs_a_one_dimensional_complete_sweep(tmp_path):
         "[grid]\n", "[grid]\nbeta_att = [2.0, 2.2]\n")
     path = tmp_path / "2d.h5"
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
-        mf.sweep(mf.load_run(two_d), path, client=client, progress=False)
+        mf.sweep(mf.load_run(two_d), path, place=mf.Place(client=client), progress=False)
     with pytest.raises(ConfigError, match="1-D"):
         refine(path, 0.1, progress=False)

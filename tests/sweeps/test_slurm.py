@@ -65,7 +65,7 @@ def slurm_text(text: str, logs, **table) -> str:
 
 def local(text: str, path, workers: int = 2) -> dict:
     """The LocalCluster's arrays of ``text`` (the reference every SLURM run must equal bit for bit)."""
-    mf.sweep(text, path, workers=workers, progress=False)
+    mf.sweep(text, path, place=mf.Place(workers=workers), progress=False)
     return read_all(path)
 
 
@@ -194,7 +194,7 @@ def test_a_job_slurm_can_never_start_is_reported_and_nothing_is_lost(case, slurm
     text = tiny_text(num=12, chunk=1)
     out = tmp_path / "partial.h5"
 
-    interrupted_sweep(text, out, 4, workers=1)
+    interrupted_sweep(text, out, 4, place=mf.Place(workers=1))
     before = read_all(out)
     table, words = {"more cores than any node": ({"cores": slurm + 1}, ["can never start", f"cores = {slurm + 1}"]),
                     "no such partition": ({"queue": "nosuch"}, ["sbatch refuses", "partition"])}[case]
@@ -236,7 +236,7 @@ def test_srun_with_slurm_runner_resumes_the_same_file(slurm, quick, tmp_path):
     file a local sweep left half done and gives the LocalCluster's arrays."""
     out = tmp_path / "resumed.h5"
 
-    interrupted_sweep(QUICK, out, 8, workers=1)
+    interrupted_sweep(QUICK, out, 8, place=mf.Place(workers=1))
     (tmp_path / "run.toml").write_text(QUICK + f"\n[cluster]\nlog_directory = '{tmp_path / 'logs'}'\n{SCHEDULER}\n")
     done = subprocess.run(["srun", "-n", "3", "--overcommit", "-t", "10", *cli(tmp_path / "run.toml", out,
                                                                                   "--runner", "slurm")],

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ...errors import ConfigError
 from ...model.spec import require_int
+from ...short_repr import short_repr
 from .clusterspec import ClusterSpec
 
 #: The kinds of place, in the order :func:`where_to_compute` looks for them.
@@ -43,13 +45,37 @@ class Where:
         return f"scheduler {self.scheduler}" if self.kind == "scheduler" else self.kind
 
 
-def where_to_compute(cluster: ClusterSpec, *, client=None, scheduler: str | None = None, slurm: bool = False,
-                     workers: int | None = None) -> Where:
-    """The one :class:`Where` of a sweep: ``client`` if given, else ``scheduler`` if given, else SLURM when
-    ``slurm`` or ``cluster.kind == "slurm"`` (``workers`` = jobs, default ``cluster.jobs``), else a local cluster
-    of ``workers`` processes (default ``cluster.workers``, else one per available core)."""
-    if workers is not None:
-        require_int("workers", workers, 1)
+@short_repr
+@dataclass(frozen=True)
+class Place:
+    """Where a sweep computes, as its caller says it (over the run file's ``[cluster]`` table): an existing
+    ``distributed.Client`` (``client``), the address of a running scheduler (``scheduler``), SLURM jobs
+    (``slurm=True``, or ``kind = "slurm"`` in the table), or a LocalCluster; ``workers`` is the number of SLURM
+    jobs, or of local single-threaded worker processes (default: the table's, else one per available core).
+    ``meanfield.Place()``: what the run file says."""
+
+    client: object = None
+    scheduler: str | None = None
+    slurm: bool = False
+    workers: int | None = None
+
+    def __post_init__(self):
+        if self.workers is not None:
+            object.__setattr__(self, "workers", require_int("workers", self.workers, 1))
+        if self.scheduler is not None and not isinstance(self.scheduler, str):
+            raise ConfigError(f"scheduler = {self.scheduler!r} is not allowed: a scheduler's address "
+                              "(tcp://host:port)")
+        if not isinstance(self.slurm, bool):
+            raise ConfigError(f"slurm = {self.slurm!r} is not allowed: True or False")
+
+
+def where_to_compute(cluster: ClusterSpec, place: Place = Place()) -> Where:
+    """The one :class:`Where` of a sweep: ``place.client`` if given, else ``place.scheduler`` if given, else SLURM
+    when ``place.slurm`` or ``cluster.kind == "slurm"`` (``place.workers`` = jobs, default ``cluster.jobs``), else a
+    local cluster of ``place.workers`` processes (default ``cluster.workers``, else one per available core)."""
+    if not isinstance(place, Place):
+        raise ConfigError(f"place = {place!r} is not allowed: must be a meanfield.Place")
+    client, scheduler, slurm, workers = place.client, place.scheduler, place.slurm, place.workers
     if client is not None:
         return Where("client", cluster, client=client)
     if scheduler:
@@ -61,4 +87,4 @@ def where_to_compute(cluster: ClusterSpec, *, client=None, scheduler: str | None
     return Where("local", cluster, workers=workers or cluster.workers or len(os.sched_getaffinity(0)))
 
 
-__all__ = ["Where", "where_to_compute", "KINDS"]
+__all__ = ["Place", "Where", "where_to_compute", "KINDS"]

@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import ClusterError, StoreError
 from ...progress import progress_bar, sigterm_interrupts
 from ..config.runfile import RunSpec, load_run
-from ..config.where import where_to_compute
+from ..config.where import Place, where_to_compute
 from ..store import (
     PART_SUFFIX,
     WRITE_ERRORS,
@@ -68,9 +68,9 @@ POLL = 0.05
 JOURNAL = os.environ.get("MEANFIELD_JOURNAL", "1") != "0"
 
 
-def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=None, scheduler: str | None = None,
-          slurm: bool = False, workers: int | None = None, resume: bool | None = None, overwrite: bool = False,
-          progress: bool = True, retries: int = RETRIES, callback: Callable[[int, int], object] | None = None) -> str:
+def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, place: Place = Place(),
+          resume: bool | None = None, overwrite: bool = False, progress: bool = True, retries: int = RETRIES,
+          callback: Callable[[int, int], object] | None = None) -> str:
     """Run a sweep and write it to ``out`` (HDF5, docs/storage.md §3); returns the path.
 
     Parameters
@@ -82,7 +82,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
         (computes only the missing points; ``resume=False`` refuses instead, ``resume=True`` refuses a missing
         file); with another spec it is a StoreError; a file holding no point yet is replaced. Missing
         directories are created. Each session appends a provenance record (docs/storage.md §1).
-    client, scheduler, slurm, workers
+    place : ~meanfield.Place
         Where to compute, decided once by
         :func:`~meanfield.sweeps.config.where.where_to_compute`: an existing ``distributed.Client``, the address of
         a running scheduler, SLURM jobs from ``[cluster]`` (``slurm=True`` or ``kind = "slurm"``; ``workers`` =
@@ -106,7 +106,7 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, client=No
     :class:`~meanfield.sweeps.store.lock.FileBusy`.
     """
     run = run if isinstance(run, RunSpec) else load_run(run)
-    where = where_to_compute(run.cluster_spec, client=client, scheduler=scheduler, slurm=slurm, workers=workers)
+    where = where_to_compute(run.cluster_spec, place)
     out = check_sweep(run, out, where)
     if resume and not overwrite and not (os.path.exists(out) or os.path.exists(out + PART_SUFFIX)):
         raise StoreError(f"output {out!r} does not exist: there is nothing to resume (leave out --resume to start it)")
