@@ -19,11 +19,11 @@ SIZES = (990, 9900, 99000, 990000)
 
 def seconds_per_step(model, n_bits, replicas, sampler, budget=1.0):
     """Wall time per token step (whole batch), steps chosen to fill about ``budget`` seconds."""
-    simulate_finite_batch(model, n_bits, model.context + 2, 1, sampler=sampler)  # compile / warm up
+    simulate_finite_batch(model, n_bits, model.context + 2, mf.Replicas(1, sampler=sampler))  # compile / warm up
     steps = model.context + 2
     while True:
         start = time.perf_counter()
-        simulate_finite_batch(model, n_bits, steps, replicas, sampler=sampler)
+        simulate_finite_batch(model, n_bits, steps, mf.Replicas(replicas, sampler=sampler))
         elapsed = time.perf_counter() - start
         if elapsed > budget or steps > 10 ** 6:
             return elapsed / steps

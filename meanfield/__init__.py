@@ -22,12 +22,12 @@ from .version import __version__
 #: The public names and the module each comes from. They are imported on first use (PEP 562), so that
 #: ``import meanfield`` and the command line do not pay for numba, scipy, xarray and Dask until they are needed.
 _LAZY = {
-    "presets": ".presets", "analysis": ".analysis",
+    "presets": ".presets", "analysis": ".analysis", "census": ".census",
     "Map": ".analysis.maps", "rotation_number": ".analysis.rotation",
     "bifurcation_curve": ".bifurcation_curves", "arnold_tongue": ".tongues",
     "continue_attractors": ".census", "find_attractors": ".census",
-    **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "aligned_start", "finite_weights", "simulate_finite",
-                     "simulate_finite_batch"), ".finite"),
+    **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "Replicas", "aligned_start", "finite_weights",
+                     "simulate_finite", "simulate_finite_batch"), ".finite"),
     **dict.fromkeys(("OBSERVABLES", "Control", "ModelSpec", "State", "pattern_token"), ".model"),
     "bifurcations": ".periodic_orbits", "periodic_orbit": ".periodic_orbits",
     "confirm_cycle": ".attention_orbits",

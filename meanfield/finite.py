@@ -205,15 +205,38 @@ class FiniteTrajectory:
         return np.abs(diff).mean(axis=(1, 2))
 
 
-def _check_sampler(sampler: str) -> int:
-    from .kernels.finite import SAMPLER_BINOMIAL, SAMPLER_BITS
-    if sampler not in SAMPLERS:
-        raise ConfigError(f"sampler = {sampler!r} is not allowed: choose one of {list(SAMPLERS)}")
-    return SAMPLER_BINOMIAL if sampler == "binomial" else SAMPLER_BITS
+@short_repr
+@dataclass(frozen=True)
+class Replicas:
+    """``n`` independent finite networks per point, their tokens drawn by ``sampler`` — "binomial": an exact
+    Binomial draw per column class; "bits": every bit drawn (the same distribution, N uniform numbers per step) —
+    replica r from the stream (``seed``, r) at every point (common random numbers, docs/model.md §6.1), so a
+    result does not depend on the batch it was computed in. ``replicas=4`` is ``Replicas(4)``."""
+
+    n: int
+    sampler: str = "binomial"
+    seed: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "n", require_int("replicas", self.n, 1))
+        object.__setattr__(self, "seed", require_int("seed", self.seed, 0, 2 ** 64 - 1))
+        if self.sampler not in SAMPLERS:
+            raise ConfigError(f"sampler = {self.sampler!r} is not allowed: choose one of {list(SAMPLERS)}")
+
+    @classmethod
+    def of(cls, value) -> Replicas:
+        """The record ``replicas = value`` asks for (an integer n is ``Replicas(n)``)."""
+        return value if isinstance(value, cls) else cls(value)
+
+    @property
+    def code(self) -> int:
+        """The kernel's code of :attr:`sampler`."""
+        from .kernels.finite import SAMPLER_BINOMIAL, SAMPLER_BITS
+        return SAMPLER_BINOMIAL if self.sampler == "binomial" else SAMPLER_BITS
 
 
 def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, parameters: dict | None = None,
-                          seed=0, x0=None, weights: dict | None = None, sampler: str = "binomial") -> FiniteBatch:
+                          x0=None, weights: dict | None = None) -> FiniteBatch:
     """Simulate the finite network at many parameter points (same weights), with its expectation network
     and the aligned mean field (docs/model.md §6.1, §6.3).
 
@@ -224,27 +247,20 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
         N_se, a positive multiple of the source N_se (see :func:`finite_weights`).
     steps : int
         Rows t = 0..steps-1 (row 0 = x0); at least L + 2 so that the MF has a row.
-    replicas : int
-        Independent networks per point. Replica r draws from the stream (seed, r) at every point
-        (common random numbers), so a result does not depend on the batch it was computed in.
+    replicas : int or Replicas
+        Independent networks per point, their sampler and seed (:class:`Replicas`; seed in [0, 2^64)).
     parameters : dict of {name: 1-D array}, optional
         Scalar parameters varied over the points, as in :func:`meanfield.simulate_batch`.
-    seed : int
-        In [0, 2^64).
     x0 : None or numpy.ndarray
         Start token, a ±1 vector of n_bits + P entries; None is W^o[0] with its own PE bits (docs/model.md §6.3).
     weights : dict, optional
         Explicit source matrices (:func:`finite_weights`); default the model's.
-    sampler : "binomial" or "bits"
-        "binomial": an exact Binomial draw per column class; "bits": every bit drawn (the same distribution,
-        N uniform numbers per step).
     """
     n_bits = require_int("n_bits", n_bits, 1)
     context = model.context
     steps = require_int("steps", steps, context + 2)
-    replicas = require_int("replicas", replicas, 1)
-    seed = require_int("seed", seed, 0, 2 ** 64 - 1)
-    code = _check_sampler(sampler)
+    drawn = Replicas.of(replicas)
+    replicas, seed, sampler, code = drawn.n, drawn.seed, drawn.sampler, drawn.code
     params = batch_parameters(model, parameters)
     network = finite_weights(model, n_bits, weights)
     x0_semantic, x0_pe = network.token_overlaps(x0)
@@ -275,18 +291,17 @@ def simulate_finite_batch(model: ModelSpec, n_bits, steps, replicas, *, paramete
                        replica=sampled, expectation=expectation, mean_field=mean_field, mean_field_start=starts)
 
 
-def simulate_finite(model: ModelSpec, n_bits, steps, replicas=1, *, seed=0, x0=None, weights: dict | None = None,
-                    sampler: str = "binomial") -> FiniteTrajectory:
+def simulate_finite(model: ModelSpec, n_bits, steps, replicas=1, *, x0=None,
+                    weights: dict | None = None) -> FiniteTrajectory:
     """Simulate the finite network at one parameter point; see :func:`simulate_finite_batch`.
 
     Returns a :class:`FiniteTrajectory`: replica means with the observables of :func:`meanfield.simulate`
     (row t = token t), the per-replica arrays, the expectation network and the aligned MF.
     """
-    batch = simulate_finite_batch(model, n_bits, steps, replicas, seed=seed, x0=x0, weights=weights,
-                                  sampler=sampler)
+    batch = simulate_finite_batch(model, n_bits, steps, replicas, x0=x0, weights=weights)
     means = {name: series[0].mean(axis=0) for name, series in batch.replica.items()}
     first = (lambda d: {name: series[0] for name, series in d.items()})
     return FiniteTrajectory(model=model, n_bits=batch.n_bits, steps=batch.steps, replicas=batch.replicas,
-                            seed=batch.seed, sampler=sampler, **means, replica=first(batch.replica),
+                            seed=batch.seed, sampler=batch.sampler, **means, replica=first(batch.replica),
                             expectation=first(batch.expectation), mean_field=first(batch.mean_field),
                             mean_field_start=batch.mean_field_start[0])

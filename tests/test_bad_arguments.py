@@ -122,10 +122,12 @@ CORPUS = {
     "finite_weights": [((PAPER, 0), {}, "n_bits")],
     "simulate_finite_batch": [
         ((PAPER, 64, 10, 0), {}, "replicas"), ((PAPER, 64, 10, 2), {"parameters": {"nope": [1.0]}}, "nope"),
+        ((PAPER, 64, 10, Made(mf.Replicas, 2, seed=2 ** 64)), {}, "seed"),
     ],
     "simulate_finite": [
         ((PAPER, 0, 10), {}, "n_bits"), ((PAPER, 64, 0), {}, "steps"), ((PAPER, 64, 10, 0), {}, "replicas"),
-        ((PAPER, 64, 10), {"sampler": "nope"}, "sampler"),
+        ((PAPER, 64, 10, Made(mf.Replicas, 2, sampler="nope")), {}, "sampler"),
+        ((PAPER, 64, 10, "two"), {}, "replicas"),
     ],
 }
 CASES = [(name, *case) for name, cases in CORPUS.items() for case in cases]

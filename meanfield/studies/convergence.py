@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..finite import simulate_finite
+from ..finite import Replicas, simulate_finite
 from ..model.spec import ModelSpec
 from ..progress import progress_bar
 
@@ -25,8 +25,8 @@ def convergence_study(model: ModelSpec, betas=DEFAULT_BETAS, sizes=DEFAULT_SIZES
         for beta in betas:
             runs[beta] = []
             for n_bits in sizes:
-                runs[beta].append(simulate_finite(model.replace(beta_o=beta), n_bits, steps, replicas, seed=seed,
-                                                  sampler=sampler))
+                runs[beta].append(simulate_finite(model.replace(beta_o=beta), n_bits, steps,
+                                                  Replicas(replicas, sampler=sampler, seed=seed)))
                 bar.update(1)
     return runs
 

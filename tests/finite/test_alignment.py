@@ -57,9 +57,9 @@ def test_any_weights_and_window(random_model, seed):
 
 def test_batch_points_match_single_runs(paper):
     betas = np.array([0.8, 1.26405, 2.5])
-    batch = simulate_finite_batch(paper, 990, 16, 2, parameters={"beta_o": betas}, seed=4)
+    batch = simulate_finite_batch(paper, 990, 16, mf.Replicas(2, seed=4), parameters={"beta_o": betas})
     for i, beta in enumerate(betas):
-        single = simulate_finite(paper.replace(beta_o=beta), 990, 16, 2, seed=4)
+        single = simulate_finite(paper.replace(beta_o=beta), 990, 16, mf.Replicas(2, seed=4))
         for name in OBSERVABLES:
             np.testing.assert_array_equal(batch.replica[name][i], single.replica[name])
             np.testing.assert_array_equal(batch.mean_field[name][i], single.mean_field[name])

@@ -14,8 +14,9 @@ WINDOW = 20
 
 def aligned_errors(beta, sampler="binomial", replicas=200):
     model = mf.presets.paper(beta_o=beta)
-    return np.array([simulate_finite(model, n, model.context + 1 + WINDOW, replicas, seed=1, sampler=sampler)
-                     .aligned_error("mo_se", WINDOW).mean() for n in SIZES])
+    drawn = mf.Replicas(replicas, sampler=sampler, seed=1)
+    return np.array([simulate_finite(model, n, model.context + 1 + WINDOW, drawn).aligned_error("mo_se", WINDOW).mean()
+                     for n in SIZES])
 
 
 def test_error_falls_like_inverse_square_root():
@@ -42,8 +43,8 @@ def test_the_study_its_table_and_figure(tmp_path):
     sizes, steps = (990, 99000), model.context + 1 + WINDOW
     runs = convergence_study(model, betas=(0.5,), sizes=sizes, replicas=20, steps=steps, seed=1)
     n_bits, error, stderr = convergence_table(runs, window=WINDOW)[0.5]
-    direct = [simulate_finite(model.replace(beta_o=0.5), n, steps, 20, seed=1).aligned_error("mo_se", WINDOW).mean()
-              for n in sizes]
+    direct = [simulate_finite(model.replace(beta_o=0.5), n, steps, mf.Replicas(20, seed=1))
+              .aligned_error("mo_se", WINDOW).mean() for n in sizes]
     np.testing.assert_array_equal(n_bits, sizes)
     np.testing.assert_array_equal(error, direct)
     assert np.all(stderr > 0)

@@ -11,7 +11,7 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from meanfield.finite import finite_weights, simulate_finite
+from meanfield.finite import Replicas, finite_weights, simulate_finite
 from meanfield.kernels.finite import UNIT, binomial_minority, bit_threshold, child_key
 
 Z = 5.0  # two-sided normal false-alarm rate 6e-7
@@ -60,7 +60,7 @@ def test_first_sampled_token_has_the_exact_moments(paper, sampler):
     """Token 1 is drawn from the deterministic att of x0, so its overlaps have a known mean and variance:
     class sums have mean n_c t_c and variance n_c (1 - t_c²) (docs/model.md §6.1)."""
     replicas, n_bits = 4000, 990
-    traj = simulate_finite(paper, n_bits, 6, replicas, seed=9, sampler=sampler)
+    traj = simulate_finite(paper, n_bits, 6, Replicas(replicas, sampler=sampler, seed=9))
     patterns, counts = finite_weights(paper, n_bits).classes()
     means = np.tanh(paper.beta_o * patterns[:, 0] @ traj.replica["att"][0, 0])
     mean = patterns[:, 0].T @ (counts * means) / n_bits
@@ -82,8 +82,8 @@ def test_binomial_and_bits_agree_along_the_trajectory(paper):
     """Two independent samples (different seeds), one per sampler: means and variances of every
     observable and feature at later tokens agree within 5 combined standard errors."""
     replicas = 3000
-    bits = simulate_finite(paper, 990, 10, replicas, seed=21, sampler="bits")
-    binomial = simulate_finite(paper, 990, 10, replicas, seed=22, sampler="binomial")
+    bits = simulate_finite(paper, 990, 10, Replicas(replicas, sampler="bits", seed=21))
+    binomial = simulate_finite(paper, 990, 10, Replicas(replicas, sampler="binomial", seed=22))
     for name in ("att", "mo_se", "mq", "mk"):
         for row in (2, 5, 9):
             x, y = bits.replica[name][:, row], binomial.replica[name][:, row]

@@ -31,10 +31,12 @@ def test_bad_n_bits(paper, no_kernel, n_bits):
                                         ("sampler", "gibbs")])
 def test_bad_arguments(paper, no_kernel, key, value):
     args = dict(n_bits=990, steps=10, replicas=2)
-    kwargs = {}
-    (args if key in args else kwargs)[key] = value
-    with pytest.raises(ConfigError, match=key):
-        simulate_finite(paper, **args, **kwargs)
+    with pytest.raises(ConfigError, match=key):        # the seed and the sampler: the Replicas record checks them
+        if key in args:
+            args[key] = value
+        else:
+            args["replicas"] = Replicas(2, **{key: value})
+        simulate_finite(paper, **args)
 
 
 def test_bad_token(paper, no_kernel):
@@ -81,6 +83,6 @@ def test_classes_cover_every_column(random_model):
 def test_explicit_token_equals_default(paper):
     """x0 = W^o[0] given explicitly gives the same run as the default token."""
     x0 = finite_weights(paper, 990).matrices()["o"][0]
-    a = simulate_finite(paper, 990, 12, 2, seed=5, x0=x0)
-    b = simulate_finite(paper, 990, 12, 2, seed=5)
+    a = simulate_finite(paper, 990, 12, mf.Replicas(2, seed=5), x0=x0)
+    b = simulate_finite(paper, 990, 12, mf.Replicas(2, seed=5))
     np.testing.assert_array_equal(a.replica["att"], b.replica["att"])

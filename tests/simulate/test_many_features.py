@@ -83,7 +83,7 @@ def test_the_finite_network_of_64_features_converges_to_the_mean_field(model):
     slope within ±0.1 of -1/2 with 20 replicas; measured -0.50)."""
     from meanfield.finite import simulate_finite
     sizes = np.array([1280, 12800, 128000])
-    errors = [simulate_finite(model, n, model.context + 11, 20, seed=1).aligned_error("mo_se", 10).mean()
+    errors = [simulate_finite(model, n, model.context + 11, mf.Replicas(20, seed=1)).aligned_error("mo_se", 10).mean()
               for n in sizes]
     slope = np.polyfit(np.log(sizes), np.log(errors), 1)[0]
     assert -0.6 <= slope <= -0.4

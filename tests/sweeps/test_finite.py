@@ -53,7 +53,8 @@ def test_error_equals_a_direct_computation(quick_runs):
     with h5py.File(quick_runs[4], "r") as f:
         stored, stored_se = f["finite_error"][...], f["finite_error_stderr"][...]
     for j, n_bits in enumerate(N_BITS):
-        batch = simulate_finite_batch(model, n_bits, 200, 16, parameters={"beta_o": np.array(BETAS)}, seed=0)
+        batch = simulate_finite_batch(model, n_bits, 200, mf.Replicas(16, seed=0),
+                                      parameters={"beta_o": np.array(BETAS)})
         rows = slice(context + 1, context + 21)
         err = np.abs(batch.replica["mo_se"][:, :, rows] - batch.mean_field["mo_se"][:, None, rows]).mean(axis=(2, 3))
         np.testing.assert_allclose(stored[:, j], err.mean(axis=1), rtol=1e-12, atol=0)

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from ...analysis.reductions import reduce_points
-from ...finite import simulate_finite_batch
+from ...finite import Replicas, simulate_finite_batch
 from ...model.state import State
 from ...options import Compute, Record
 from ...simulation import simulate_batch
@@ -83,8 +83,9 @@ def finite_chunk(run: RunSpec, indices, parents, sources) -> dict:
     groups = [(model, same_model[n_bits[same_model] == value])
               for model, same_model in run.model_groups(indices) for value in np.unique(n_bits[same_model])]
     for model, group in groups:
-        batch = simulate_finite_batch(model, int(n_bits[group[0]]), run.steps, spec.replicas,
-                                      parameters=run.parameters(indices[group]), seed=spec.seed, sampler=spec.sampler)
+        batch = simulate_finite_batch(model, int(n_bits[group[0]]), run.steps,
+                                      Replicas(spec.replicas, sampler=spec.sampler, seed=spec.seed),
+                                      parameters=run.parameters(indices[group]))
         diff = (batch.replica["mo_se"][:, :, first:first + window]
                 - batch.mean_field["mo_se"][:, None, first:first + window])
         per_replica = np.abs(diff).mean(axis=(2, 3))                # (points, R)
