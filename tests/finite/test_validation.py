@@ -5,7 +5,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.errors import ConfigError
-from meanfield.finite import finite_weights, simulate_finite
+from meanfield.finite import Replicas, finite_weights, simulate_finite
 from meanfield.kernels import finite as finite_kernel
 from meanfield.model.weights import FEATURES
 
