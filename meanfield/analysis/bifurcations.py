@@ -247,7 +247,7 @@ def _locate(branch: Continuation, z0, t0, h, which: int, resolution: float, peri
 
 
 def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, interval, *, params,
-                        resolution: float = 1e-10, on_iterate=None) -> list[Bifurcation]:
+                        resolution: float = 1e-10) -> list[Bifurcation]:
     """Continue a periodic orbit in one parameter and locate its folds, period doublings and Neimark–Sacker
     points (docs/bifurcations.md §2–§3): the period-``period`` orbit through ``x0``, along
     ``params[parameter_index]`` over ``interval``.
@@ -269,8 +269,6 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
         The full parameter vector (entry ``parameter_index`` is overwritten).
     resolution : float
         Each bifurcation is located to this accuracy in the parameter.
-    on_iterate : ~collections.abc.Callable, optional
-        Called with the parameter value of every Newton iterate (to show progress).
 
     Returns
     -------
@@ -290,5 +288,5 @@ def locate_bifurcations(step, jacobian, x0, period: int, parameter_index: int, i
     family = numba_family(step, jacobian, par, index)
     par[index] = lo
     points = iterate_points(step, as_series(x0, name="x0"), period, par)
-    found, _ = continue_and_locate(family, points, period, (lo, hi), resolution, on_iterate=on_iterate)
+    found, _ = continue_and_locate(family, points, period, (lo, hi), resolution)
     return [replace(point, parameter=index) for point in found]

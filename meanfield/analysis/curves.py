@@ -318,7 +318,7 @@ def trace_curve(family, kind: str, points, values, interval, *, parameters=(0, 1
                  special=sp_down[::-1] + sp_up, coefficients=coefficients)
 
 
-def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, params, kind: str | None = None,
+def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, params,
                    max_step: float | None = None, max_points: int = MAX_POINTS) -> Curve:
     """Continue a fold, period-doubling or Neimark–Sacker point of a period-p cycle in two parameters
     (docs/bifurcations.md §8–§9; Kuznetsov 2004 §10.2; MatContM).
@@ -329,7 +329,8 @@ def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, 
         ``step(x, params, out)``, ``jacobian(x, params, out)`` as for :func:`.locate_bifurcations`.
     start : Bifurcation
         A point returned by :func:`.locate_bifurcations`: its ``value`` is α_1, its ``points`` the cycle,
-        its ``kind`` the curve's kind (unless ``kind`` is given), its ``period`` the cycle's period.
+        its ``kind`` the curve's kind ("fold", "period_doubling" or "neimark_sacker"; another kind through the
+        same point: ``dataclasses.replace(start, kind=...)``), its ``period`` the cycle's period.
     parameters : (int, int)
         Indices into ``params`` of α_1 (the parameter ``start`` was located in) and α_2.
     interval : (float, float)
@@ -337,8 +338,6 @@ def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, 
         from the start in both directions until α_2 leaves it (or ``max_points`` steps each way).
     params : array_like
         The full parameter vector at the start (entry ``parameters[0]`` is overwritten by ``start.value``).
-    kind : str, optional
-        "fold", "period_doubling" or "neimark_sacker"; defaults to ``start.kind``.
     max_step : float, optional
         Largest arclength step (default 1/25 of the interval's length).
 
@@ -348,7 +347,7 @@ def continue_curve(step, jacobian, start: Bifurcation, parameters, interval, *, 
         Points ordered by increasing arclength from ``interval``'s low side, with their normal-form
         coefficients and the codim-2 points found.
     """
-    kind = start.kind if kind is None else kind
+    kind = start.kind
     if kind not in KINDS:
         raise AnalysisError(f"kind: {kind!r}; must be one of {', '.join(KINDS)}")
     par = as_series(params, name="params")

@@ -27,6 +27,9 @@ from meanfield.short_repr import short_repr
 
 _OK, _DIVERGED, _DEGENERATE = 0, 1, 2
 
+#: Rows of the running estimate of the exponents (``LyapunovResult.running``; fewer when there are fewer steps).
+RUNNING_RECORDS = 1000
+
 
 @short_repr
 @dataclass(frozen=True)
@@ -139,7 +142,6 @@ def lyapunov_spectrum(
     k: int | None = None,
     n_blocks: int = 20,
     params: np.ndarray | None = None,
-    n_records: int = 1000,
 ) -> LyapunovResult:
     """Leading ``k`` Lyapunov exponents of a map by the Benettin–QR method.
 
@@ -159,8 +161,6 @@ def lyapunov_spectrum(
         Number of equal blocks for the standard error (≥ 2; the last block takes the remainder).
     params : array_like, optional
         float64 parameters passed to ``step`` and ``jacobian`` (default: empty).
-    n_records : int
-        Number of rows of the running estimate (capped at ``n_steps``).
 
     Returns
     -------
@@ -183,14 +183,12 @@ def lyapunov_spectrum(
         raise AnalysisError(f"n_steps: {n_steps!r}; must be at least n_blocks = {n_blocks}")
     if int(transient) < 0:
         raise AnalysisError(f"transient: {transient!r}; must be non-negative")
-    if int(n_records) < 1:
-        raise AnalysisError(f"n_records: {n_records!r}; must be a positive integer")
     for name, fn in (("step", step), ("jacobian", jacobian)):
         if not isinstance(fn, nb.core.dispatcher.Dispatcher):
             raise AnalysisError(f"{name}: {fn!r} is not a numba @njit function")
     par = np.zeros(0) if params is None else as_series(params, name="params", min_length=0)
     n_steps, n_blocks = int(n_steps), int(n_blocks)
-    records = min(int(n_records), n_steps)
+    records = min(RUNNING_RECORDS, n_steps)
     try:
         status, at, total, blocks, running, running_steps = _benettin(
             step, jacobian, par, x, n_steps, int(transient), k, n_blocks, records

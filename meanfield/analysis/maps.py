@@ -178,17 +178,16 @@ class Map:
         return out
 
     def run(self, starts, steps: int, transient: int, *, values: Mapping[str, np.ndarray] | None = None,
-            lyapunov: bool | int = False, series: bool = True, backend: str = "cpu",
-            progress: bool | None = False) -> SystemRun:
+            lyapunov: bool | int = False, series: bool = True, compute=None) -> SystemRun:
         """Every start iterated ``steps`` times, states recorded from ``transient`` on (they are the identity
         and the classifier's series; ``series`` is accepted for the protocol); ``values`` gives named parameters
         per start (arrays of the starts' length); ``lyapunov``: the leading exponents (True: all) with
         :data:`~meanfield.analysis.maps.BLOCKS`-block standard errors over the same steps. A run that diverges
-        records NaN/inf and exponents of +inf (the classifier says ``divergent``). The ``backend`` is the CPU;
-        ``series`` and ``progress`` are the protocol's (a Map records its states, which are its series, and shows
-        no bar)."""
-        if backend != "cpu":
-            raise ConfigError(f"backend = {backend!r} is not allowed for a Map: 'cpu'")
+        records NaN/inf and exponents of +inf (the classifier says ``divergent``). ``compute`` (a
+        ``meanfield.Compute``) must say the CPU; ``series`` and ``compute.progress`` are the protocol's (a Map records
+        its states, which are its series, and shows no bar)."""
+        if compute is not None and compute.backend != "cpu":
+            raise ConfigError(f"backend = {compute.backend!r} is not allowed for a Map: 'cpu'")
         starts = [as_series(s, name="start") for s in starts]
         n, kept = len(starts), int(steps) - int(transient)
         lyapunov = _exponents_asked(lyapunov)

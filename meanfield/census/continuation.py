@@ -191,7 +191,7 @@ def _run_carried(system, parameter: str, values, starts: list, steps: int, trans
         return [None] * len(starts)
     batch = system.run([state for group in starts for state in group], steps, transient,
                        values={parameter: np.repeat(np.asarray(values, dtype=float), counts)}, series=False,
-                       backend=backend)
+                       compute=Compute(backend=backend))
     prints = fingerprint(batch.states, max_period=max_period, n_quantiles=DEFAULT_QUANTILES)
     return [_Carried(prints.take(np.arange(a, b)), batch, np.arange(a, b)) for a, b in zip(edges[:-1], edges[1:])]
 

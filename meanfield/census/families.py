@@ -28,6 +28,7 @@ import numpy as np
 
 from ..analysis.fingerprint import quantile_summary
 from ..analysis.grouping import CYCLE_RTOL, hausdorff
+from ..options import Compute
 
 #: The push, relative to the cycle's scale, far above the identity tolerance (1e-4) and small enough to stay in
 #: the cycle's basin.
@@ -53,7 +54,7 @@ def moves_with_the_start(system, census, steps: int, transient: int, cycle_rtol:
         return out
     pushed = [system.perturb(census.attractors[k].state, FAMILY_PUSH * census.attractors[k].scale, seed=k)
               for k in cycles]
-    run = system.run(pushed, steps - transient, 0, series=False, backend=backend)
+    run = system.run(pushed, steps - transient, 0, series=False, compute=Compute(backend=backend))
     half = run.states.shape[1] // 2
     for j, k in enumerate(cycles):
         a = census.attractors[k]

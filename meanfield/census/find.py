@@ -102,14 +102,15 @@ def confirm_starts(system, values: dict | None, states: list, steps: int, transi
         return None
     tail = steps - transient
     return system.run(states, CONFIRM_TAILS * tail, (CONFIRM_TAILS - 1) * tail, values=values, lyapunov=lyapunov,
-                      backend=backend)
+                      compute=Compute(backend=backend))
 
 
 def labelling_runs(system, states: list, steps: int, transient: int, *, lyapunov=False, backend: str = "cpu"):
     """The longer labelling runs of :func:`.attractor.label_on_longer_runs`: ``states`` (on their attractors) run
     :data:`LABEL_TAILS` tails of steps − transient at the system's own parameters, all recorded, with exponents
     when asked."""
-    return system.run(states, LABEL_TAILS * (steps - transient), 0, lyapunov=lyapunov, backend=backend)
+    return system.run(states, LABEL_TAILS * (steps - transient), 0, lyapunov=lyapunov,
+                      compute=Compute(backend=backend))
 
 
 def label_undecided(system, census: Census, steps: int, transient: int, *, lyapunov=False,
@@ -219,7 +220,8 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
     continuation and a sweep store them: run, group, confirm, label (module docstring), then the starts still
     closing in on a stable cycle decided by Newton (:mod:`.unresolved`), and with ``transients`` steps the
     chaotic transient followed (:mod:`.transients`)."""
-    parts = [system.run(states[lo:lo + chunk], steps, transient, series=False, backend=backend, progress=progress)
+    parts = [system.run(states[lo:lo + chunk], steps, transient, series=False,
+                        compute=Compute(backend=backend, progress=progress))
              for lo in range(0, len(states), chunk)]
     prints, grouping = group_starts(np.concatenate([p.states for p in parts]), max_period=max_period, rtol=rtol)
     first = grouping.representative

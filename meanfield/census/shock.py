@@ -103,7 +103,7 @@ def _directions(shape: tuple, n: int, seed: int) -> np.ndarray:
 def _phases(system, state, period: int, phases: int, backend: str) -> list:
     """``phases`` successive states of the attractor from ``state`` (at most its period; one when aperiodic)."""
     count = max(1, min(phases, period)) if period > 0 else 1
-    return [state] + [system.run([state], j, j - 1, series=False, backend=backend).final_state(0)
+    return [state] + [system.run([state], j, j - 1, series=False, compute=Compute(backend=backend)).final_state(0)
                       for j in range(1, count)]
 
 
@@ -127,7 +127,7 @@ def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, st
     def leaves(pushes: list) -> np.ndarray:
         """The id of every (ray index, radius) push."""
         starts = [_pushed(origins[rays[i][0]], r * units[rays[i][1]]) for i, r in pushes]
-        run = system.run(starts, steps, transient, series=False, backend=backend)
+        run = system.run(starts, steps, transient, series=False, compute=Compute(backend=backend))
         return assign_tails(run.states, attractors, max_period=max_period, rtol=rtol)
 
     grid = radius * np.arange(1, n_scan + 1) / n_scan

@@ -76,11 +76,12 @@ class AttentionSystem:
         return sample(self.model, n, sampler, seed=seed, first=first)
 
     def run(self, starts: list, steps: int, transient: int, *, values: Mapping[str, np.ndarray] | None = None,
-            lyapunov: bool | int = False, series: bool = True, backend: str = "cpu",
-            progress: bool | None = False) -> SystemRun:
+            lyapunov: bool | int = False, series: bool = True, compute: Compute | None = None) -> SystemRun:
         """Every start on its own kernel lane at ``values`` (arrays, one value per start; default the model's
         own), the attention row recorded over t = transient … steps − 1, and ``mo_se`` when ``series``; a
-        progress bar as :func:`meanfield.simulate_batch` shows it."""
+        progress bar as :func:`meanfield.simulate_batch` shows it (``compute``; None: the CPU, no bar)."""
+        compute = Compute(progress=False) if compute is None else compute
+        backend, progress = compute.backend, compute.progress
         values = dict(values) if values else {"beta_o": np.full(len(starts), self.model.beta_o)}
         record = ("att", "mo_se") if series else ("att",)
         if skips_cycles(self.model, starts, transient, values, lyapunov, backend):
@@ -89,7 +90,7 @@ class AttentionSystem:
             return SystemRun(records["att"], records.get("mo_se"), None, None,
                              _FinalStates(lambda i: State(att=final_att[i], pe=final_pe[i]), len(starts)))
         batch = simulate_batch(self.model, steps, transient, parameters=values, start=starts, lyapunov=lyapunov,
-                               record=record, compute=Compute(backend=backend, progress=progress))
+                               record=record, compute=compute)
         return SystemRun(batch.records["att"], batch.records.get("mo_se"), batch.lyapunov, batch.lyapunov_stderr,
                          _FinalStates(batch.final_state, len(starts)))
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..analysis.fingerprint import fingerprint
 from ..analysis.transients import EscapeRate, escape_rate
 from ..errors import AnalysisError
+from ..options import Compute
 from ..short_repr import short_repr
 
 
@@ -59,7 +60,7 @@ def follow_transients(system, census, final_state, steps: int, transient: int, h
     inside = np.arange(starts.size)
     states = [final_state(int(i)) for i in starts]
     for k in range(1, runs + 1):
-        run = system.run(states, steps, transient, series=False, backend=backend)
+        run = system.run(states, steps, transient, series=False, compute=Compute(backend=backend))
         arrived = fingerprint(run.states, max_period=max_period).period > 0
         arrival[inside[arrived]] = k
         inside = inside[~arrived]

@@ -6,6 +6,8 @@ and the determinant test function to 1e-12·Π(1 + |μ|), with O(1) derivatives 
 so each point lies within ~1e-11 of the exact curve; codim-2 points are located by Brent to 1e-12 in arclength.
 """
 
+from dataclasses import replace
+
 import numba as nb
 import numpy as np
 import pytest
@@ -116,7 +118,8 @@ def test_bad_input_is_refused_in_one_line():
     flip = Bifurcation("period_doubling", 3 * (1 - B) ** 2 / 4, np.array([-1.0, B]), 1, None,
                        np.array([[2 / (3 * (1 - B)), B * 2 / (3 * (1 - B))]]))
     with pytest.raises(AnalysisError, match="kind"):
-        continue_curve(henon_step, henon_jacobian, flip, (0, 1), (-0.9, 0.9), params=[0.2, B], kind="cusp")
+        continue_curve(henon_step, henon_jacobian, replace(flip, kind="cusp"), (0, 1), (-0.9, 0.9),
+                       params=[0.2, B])
     with pytest.raises(AnalysisError, match="interval"):
         continue_curve(henon_step, henon_jacobian, flip, (0, 1), (np.nan, 0.9), params=[0.2, B])
     with pytest.raises(AnalysisError, match="interval"):
@@ -125,7 +128,8 @@ def test_bad_input_is_refused_in_one_line():
         continue_curve(henon_step, henon_jacobian, flip, (1, 1), (-0.9, 0.9), params=[0.2, B])
     # the flip point asked for as a fold: det(M − I) = 2(1 − b) ≠ 0 there
     with pytest.raises(AnalysisError, match="not a fold point"):
-        continue_curve(henon_step, henon_jacobian, flip, (0, 1), (-0.9, 0.9), params=[0.2, B], kind="fold")
+        continue_curve(henon_step, henon_jacobian, replace(flip, kind="fold"), (0, 1), (-0.9, 0.9),
+                       params=[0.2, B])
     # a point of the fixed-point branch at a = 0.2, no bifurcation
     ordinary = Bifurcation("period_doubling", 0.2, np.array([0.0, 0.0]), 1, None, np.array([[x, B * x]]))
     with pytest.raises(AnalysisError, match="not a period_doubling point"):

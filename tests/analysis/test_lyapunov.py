@@ -84,7 +84,7 @@ def test_divergent_orbit_and_singular_jacobian_raise(maps):
 @pytest.mark.parametrize(
     "x0, kw",
     [([], {}), ([np.nan], {}), ([0.3], {"k": 2}), ([0.3], {"k": 0}), ([0.3], {"n_blocks": 1}),
-     ([0.3], {"n_steps": 5}), ([0.3], {"transient": -1}), ([0.3], {"n_records": 0}),
+     ([0.3], {"n_steps": 5}), ([0.3], {"transient": -1}),
      ([0.3], {"params": [np.nan]})],
 )
 def test_bad_input_raises(maps, x0, kw):

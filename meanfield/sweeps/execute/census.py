@@ -27,6 +27,7 @@ from ...census.system import AttentionSystem
 from ...census.transients import follow_transients
 from ...census.unresolved import decide_unresolved
 from ...model.state import State
+from ...options import Compute
 from ..config.runfile import RunSpec
 
 #: Most kernel lanes (starts × points) per call: memory for the recorded tails, lanes ≥ 4 tiles of 64.
@@ -45,7 +46,8 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
     per_call = max(1, LANES // n)
     for lo in range(0, points, per_call):
         block = range(lo, min(points, lo + per_call))
-        batch = system.run(starts * len(block), run.steps, run.transient, series=False, backend=run.backend,
+        batch = system.run(starts * len(block), run.steps, run.transient, series=False,
+                           compute=Compute(backend=run.backend),
                            values={k: np.repeat(v[lo:block.stop], n) for k, v in parameters.items()})
         groups = [group_starts(batch.states[j * n:(j + 1) * n], max_period=width, rtol=spec.rtol)
                   for j in range(len(block))]

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ...options import Compute
 from ..config.runfile import RunSpec
 from .tasks import compute_chunk
 
@@ -120,7 +121,7 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     parameters = {k: np.repeat(v[:1], lanes) for k, v in run.parameters(np.zeros(1, dtype=np.int64)).items()}
     begin = time.process_time()
     tails = system.run(starts, run.steps, run.transient, values=parameters, series=False,
-                       backend=run.backend).states
+                       compute=Compute(backend=run.backend)).states
     fingerprint(tails, max_period=spec.max_period)
     per_point = (time.process_time() - begin) / lanes * CARRIED_PER_POINT
     length = len(next(a for a in run.grid_axes if a.name == spec.axis).values)
