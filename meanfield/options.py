@@ -36,7 +36,7 @@ class Lyapunov:
 
     @property
     def asked(self):
-        """The count as the kernels' rules take it: True (all) or k."""
+        """True (all of them) or k, the count :func:`meanfield.model.run_rules.exponent_count` takes."""
         return True if self.k is None else self.k
 
 

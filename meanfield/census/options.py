@@ -21,9 +21,11 @@ MAX_PERIOD = 256
 @short_repr
 @dataclass(frozen=True)
 class Starts:
-    """``n`` starts drawn by the system's ``sampler`` ("uniform": windows uniform in [−1, 1] with the checkpoint's
-    positional phase, "token": random tokens; a Map: uniform in its box), start i from its own generator keyed by
-    (``seed``, i) (:mod:`meanfield.census.starts`). ``starts=64`` is ``Starts(64)``."""
+    """Starts drawn at random by one of the system's samplers.
+
+    ``n`` starts from ``sampler`` ("uniform": windows uniform in [−1, 1] with the checkpoint's positional phase,
+    "token": random tokens; a Map: uniform in its box), start i from its own generator keyed by (``seed``, i)
+    (:mod:`meanfield.census.starts`). ``starts=64`` is ``Starts(64)``."""
 
     n: int
     sampler: str = "uniform"
@@ -59,12 +61,13 @@ class Starts:
 @short_repr
 @dataclass(frozen=True)
 class Tolerances:
-    """How a census tells attractors apart (docs/attractors.md §2): cycles up to ``max_period`` are told from
-    aperiodic sets; two cycles are one when their point sets agree to ``cycle_rtol``, two aperiodic sets when
-    their measures agree to ``measure_rtol`` (both relative to the attractor's scale,
-    :func:`meanfield.analysis.group_attractors`); along a parameter, an attractor continues a neighbour's when
-    they are within ``match_rtol`` of the extent of all the point's attractors (:data:`~meanfield.analysis.
-    grouping.MATCH_RTOL`)."""
+    """How a census tells attractors apart (docs/attractors.md §2–§3).
+
+    Cycles up to ``max_period`` are told from aperiodic sets; two cycles are one when their point sets agree to
+    ``cycle_rtol``, two aperiodic sets when their measures agree to ``measure_rtol`` (both relative to the
+    attractor's scale, :func:`meanfield.analysis.group_attractors`); along a parameter, an attractor continues a
+    neighbour's when they are within ``match_rtol`` of the extent of all the point's attractors
+    (:data:`meanfield.analysis.grouping.MATCH_RTOL`)."""
 
     max_period: int = MAX_PERIOD
     cycle_rtol: float = CYCLE_RTOL
