@@ -7,7 +7,7 @@ Usage: python bench/classify.py [--lengths 20000 200000] [--no-fig3] [--peer COM
    table (truth × label; a periodic label with the wrong period counts as wrong), then the same for every
    bounded case under the affine changes x -> a + b x of textbook.TRANSFORMS with the labels that changed,
    the wrong and the unresolved cases, and the unresolved fraction.
-2. Evidence cost: seconds per point of the measurement a sweep's workers run (meanfield.analysis.measure) at
+2. Evidence cost: seconds per point of the measurement a sweep's workers run (meanfield.analysis.evidence.measure) at
    2e4 and 1e5 samples, on a chaotic, a quasi-periodic and a periodic series, with and without exponents; with
    --peer, the same for the analysis package of another commit, in the same run (ratios: the machine is shared).
 3. The quick Figure 3 sweep (runs/paper_fig3_quick.toml: 401 β_o on [0, 3], 20 000 steps, 10 000 transient,
@@ -25,7 +25,8 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
-from meanfield.analysis import LABELS, Classification, classify  # noqa: E402
+from meanfield.analysis import LABELS, classify  # noqa: E402
+from meanfield.analysis.classify import Classification  # noqa: E402
 from meanfield.errors import AnalysisError  # noqa: E402
 from tests.analysis import textbook  # noqa: E402
 
@@ -79,7 +80,8 @@ def peer_analysis(commit: str):
 def evidence_cost(lengths=(20_000, 100_000), repeats=3, peer=None):
     """Best-of-3 seconds of measure() per point (what a sweep's worker spends on one point's evidence), and of
     the ``peer`` classifier's measure() (another commit's, :func:`peer_analysis`) on the same series."""
-    from meanfield.analysis import Thresholds, measure
+    from meanfield.analysis import Thresholds
+    from meanfield.analysis.evidence import measure
     names = {"chaotic (henon a=1.4)": "henon a=1.4 chaos",
              "quasi-periodic (circle K=0.5)": "circle K=0.5 golden rotation",
              "periodic (logistic r=3.83)": "logistic r=3.83 period 3"}

@@ -19,7 +19,7 @@ import numpy as np
 import meanfield as mf
 from meanfield.analysis.fingerprint import cycle_periods
 from meanfield.analysis.transients import escape_rate
-from meanfield.census import sample
+from meanfield.census.starts import sample
 from meanfield.model.state import StartWindows
 
 ROWS = 600

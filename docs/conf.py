@@ -112,14 +112,16 @@ def mark_up_types(app, what, name, obj, options, lines):
 # (:func:`~meanfield.sweeps.config.where.where_to_compute`), or a public object by the module that defines it
 # (:func:`~meanfield.analysis.classify.decide`). Such a reference is checked by importing it: one that names an
 # object the reference documents links to its page, one that names something else of meanfield is shown as code,
-# and one that names nothing fails the build as any other.
+# and one that names nothing fails the build as any other. A short name (``find_cycle``, ``.families``) is read
+# where the docstring is written: in the module that defines the documented object, then in its package, as Python
+# reads the names of that module.
 def internal_reference(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
     target, kind = node["reftarget"], node["reftype"]
     module, cls = node.get("py:module"), node.get("py:class")
     candidates = [target] + ([f"{module}.{cls}.{target}"] if module and cls else []) + (
-        [f"{module}.{target}"] if module else [])
+        [f"{module}.{target}"] if module else []) + [f"{home}.{target.lstrip('.')}" for home in homes(node)]
     for path in candidates:
         found, obj = lookup(path, kind) if path.startswith("meanfield.") else (False, None)
         if found:
@@ -129,6 +131,18 @@ def internal_reference(app, env, node, contnode):
             entry = env.get_domain("py").objects[documented]
             return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, documented)
     return None
+
+
+def homes(node) -> list:
+    """The module defining the object whose page ``node`` is on (``generated/<dotted name>``), then its package."""
+    page = node.get("refdoc", "")
+    if not page.startswith("generated/"):
+        return []
+    found, obj = lookup(page.removeprefix("generated/"), "obj")
+    defined = getattr(inspect.unwrap(obj), "__module__", None) if found else None
+    if not defined or not defined.startswith("meanfield"):
+        return []
+    return [defined, defined.rsplit(".", 1)[0]]
 
 
 def lookup(path: str, kind: str):

@@ -23,20 +23,16 @@ from .version import __version__
 #: ``import meanfield`` and the command line do not pay for numba, scipy, xarray and Dask until they are needed.
 _LAZY = {
     "presets": ".presets", "analysis": ".analysis", "census": ".census",
-    "Map": ".analysis.maps", "rotation_number": ".analysis.rotation",
-    "bifurcation_curve": ".bifurcation_curves", "arnold_tongue": ".tongues",
-    "continue_attractors": ".census", "find_attractors": ".census",
-    **dict.fromkeys(("FiniteBatch", "FiniteTrajectory", "Replicas", "aligned_start", "finite_weights",
-                     "simulate_finite", "simulate_finite_batch"), ".finite"),
-    **dict.fromkeys(("OBSERVABLES", "Control", "ModelSpec", "State", "pattern_token"), ".model"),
-    "bifurcations": ".periodic_orbits", "periodic_orbit": ".periodic_orbits",
-    "confirm_cycle": ".attention_orbits",
-    **dict.fromkeys(("BatchResult", "Trajectory", "simulate", "simulate_batch"), ".simulation"),
-    "RunSpec": ".sweeps.config.runfile", "load_run": ".sweeps.config.runfile",
-    "sweep": ".sweeps.execute.run", "Place": ".sweeps.config.where",
+    **dict.fromkeys(("OBSERVABLES", "Control", "ModelSpec", "State"), ".model"),
     **dict.fromkeys(("Compute", "Lyapunov", "Record"), ".options"),
-    "sweep_results": ".sweeps.results.dataset",
-    "open_run": ".sweeps.store",
+    "simulate": ".simulation", "simulate_batch": ".simulation",
+    "periodic_orbit": ".periodic_orbits", "bifurcations": ".periodic_orbits",
+    "bifurcation_curve": ".bifurcation_curves", "arnold_tongue": ".tongues",
+    "Map": ".analysis.maps",
+    "find_attractors": ".census.find", "continue_attractors": ".census.continuation",
+    **dict.fromkeys(("Replicas", "simulate_finite", "simulate_finite_batch"), ".finite"),
+    "sweep": ".sweeps.execute.run", "Place": ".sweeps.config.where",
+    "load_run": ".sweeps.config.runfile", "sweep_results": ".sweeps.results.dataset", "open_run": ".sweeps.store",
 }
 
 

@@ -1,7 +1,7 @@
 """Two-parameter bifurcation curves of the attention map or a user's map (docs/bifurcations.md §8–§10).
 
 A fold, period-doubling or Neimark–Sacker point returned by :func:`meanfield.bifurcations` (located along one
-parameter, :attr:`~meanfield.analysis.Bifurcation.parameter`) is continued in a second parameter on the
+parameter, :attr:`~meanfield.analysis.bifurcations.Bifurcation.parameter`) is continued in a second parameter on the
 minimally extended system of :mod:`meanfield.analysis.curves`, with the normal-form coefficient per point
 (:mod:`meanfield.analysis.normal_forms`) and the codim-2 points found. For the attention model the cycle is the
 N-point orbit of :mod:`meanfield.attention_orbits` (point i mapped with the PE phase i), the state derivatives
@@ -92,7 +92,7 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
 
     Returns
     -------
-    ~meanfield.analysis.Curve
+    ~meanfield.analysis.curves.Curve
         ``parameters`` = (the point's parameter, ``parameter``); ``values`` (k, 2) both parameters along the
         curve, ``period``, ``points``, ``multipliers``, ``coefficients`` (c or l₁ per point) and
         ``criticality``, and ``special``, the codim-2 points.

@@ -1,5 +1,5 @@
 """Periodic orbits, multipliers and located bifurcations of any system (docs/bifurcations.md §5): the attention
-model (:mod:`meanfield.attention_orbits`, its PE-forced N-step map) or a user's :class:`~meanfield.analysis.Map`.
+model (:mod:`meanfield.attention_orbits`, its PE-forced N-step map) or a user's :class:`~meanfield.Map`.
 A system hands over Newton's problem (``orbit_problem``: the family of maps, the start points, the period); the
 multiple-shooting Newton and the continuation of :mod:`meanfield.analysis` solve it the same way for both.
 """
@@ -36,7 +36,7 @@ def periodic_orbit(model, state: State | None = None, period: int | None = None,
     ----------
     model : ModelSpec or Map
         The attention model (or it as a system, docs/architecture.md §2), or a user's map
-        (:class:`meanfield.analysis.Map`: ``state`` an array, default the map's own, iterated ``transient`` steps;
+        (:class:`meanfield.Map`: ``state`` an array, default the map's own, iterated ``transient`` steps;
         its period detected as below, without a forcing).
     state : State, optional
         A state on or near the orbit (default: the model's checkpoint, iterated at least
@@ -60,8 +60,8 @@ def periodic_orbit(model, state: State | None = None, period: int | None = None,
 
 
 class Located(list):
-    """The located bifurcations (a list of :class:`Bifurcation`, in the order met along the branch) and the
-    continued ``branch``: per continuation point "value", "points" (the orbit's windows, (N, L·M)),
+    """The located bifurcations (a list of :class:`~meanfield.analysis.bifurcations.Bifurcation`, in the order met along
+    the branch) and the continued ``branch``: per continuation point "value", "points" (the orbit's windows, (N, L·M)),
     "multipliers" and "stable"."""
 
     def __init__(self, found: list[Bifurcation], branch: dict | None):
@@ -88,7 +88,7 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
     ----------
     model : ModelSpec or Map
         The attention model (or it as a system, docs/architecture.md §2), or a user's map
-        (:class:`meanfield.analysis.Map`: ``state`` an array near the orbit, default the map's own).
+        (:class:`meanfield.Map`: ``state`` an array near the orbit, default the map's own).
     parameter : str
         A scalar model parameter ("beta_o", "beta_att", "scaling_att", "scaling_o", "epsilon", "gamma"), or one of
         the Map's parameters.
@@ -110,9 +110,9 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
     Returns
     -------
     ~meanfield.periodic_orbits.Located
-        A list of :class:`~meanfield.analysis.Bifurcation` (``kind``, ``value``, ``multipliers``, ``period`` —
-        the N of the orbit —, ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per N
-        steps) with the continued
+        A list of :class:`~meanfield.analysis.bifurcations.Bifurcation` (``kind``, ``value``, ``multipliers``,
+        ``period`` — the N of the orbit —, ``rotation_number`` for Neimark–Sacker: turns of the critical multiplier per
+        N steps) with the continued
         branch as ``.branch``.
     """
     system = as_system(model)

@@ -322,8 +322,8 @@ def simulate(model, steps: int, transient: int = 0, *, start: State | None = Non
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record.every, M), row t
     being iteration transient + t·record.every (docs/model.md §3.2). A system (the attention model's
-    ``AttentionSystem``, a user's :class:`~meanfield.analysis.Map`, docs/architecture.md §2) runs itself with the
-    options given: a Map by :meth:`Map.simulate <meanfield.analysis.Map.simulate>` (``start`` an array,
+    ``AttentionSystem``, a user's :class:`~meanfield.Map`, docs/architecture.md §2) runs itself with the
+    options given: a Map by :meth:`Map.simulate <meanfield.Map.simulate>` (``start`` an array,
     ``lyapunov``; an option of the attention kernel is refused).
     """
     if hasattr(model, "simulate"):         # a system (docs/architecture.md): it runs itself

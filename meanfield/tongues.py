@@ -128,7 +128,7 @@ def arnold_tongue(model: ModelSpec, state: State, parameters=("beta_o", "beta_at
         The attention model at a point inside the tongue.
     state : State
         A state on the locked cycle (e.g. the ``final_state`` of a long run there); its rotation number must be
-        locked at some p/k with k ≥ 3 (:func:`meanfield.rotation_number`).
+        locked at some p/k with k ≥ 3 (:func:`meanfield.analysis.rotation_number`).
     parameters : (str, str)
         The parameter along which the folds are located (first) and the one the tongue is traced in (second).
     interval : (float, float)
@@ -246,7 +246,7 @@ def resonance_start(model: ModelSpec, curve: Curve, locked: tuple[int, int], *,
     ----------
     model : ModelSpec
         The model the curve was traced for.
-    curve : ~meanfield.analysis.Curve
+    curve : ~meanfield.analysis.curves.Curve
         A Neimark–Sacker curve of :func:`meanfield.bifurcation_curve`.
     locked : (int, int)
         The resonance p:k (k ≥ 3), e.g. (1, 4) at the curve's ``resonance_1:4`` point.

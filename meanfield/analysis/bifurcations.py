@@ -24,8 +24,8 @@ A sign change between two consecutive branch points brackets a bifurcation, whic
 method on the arclength s ∈ [0, h] of that step (each evaluation a corrected branch point), to ``resolution``
 in s and hence in λ (|dλ/ds| ≤ 1). τ_NS also vanishes at a *neutral saddle* (two real multipliers with
 μ_i μ_j = 1): such roots are discarded, a Neimark–Sacker point needs the critical pair complex. Every located
-period doubling and Neimark–Sacker point carries its critical normal-form coefficient (:mod:`.normal_forms`,
-docs/bifurcations.md §9), hence whether it is supercritical or subcritical.
+period doubling and Neimark–Sacker point carries its critical normal-form coefficient
+(:mod:`meanfield.analysis.normal_forms`, docs/bifurcations.md §9), hence whether it is supercritical or subcritical.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ class Bifurcation:
     points : numpy.ndarray
         The orbit at the bifurcation, shape (period, n).
     coefficient : float or None
-        The critical normal-form coefficient (:mod:`.normal_forms`, docs/bifurcations.md §9): c of a period
-        doubling, l₁ of a Neimark–Sacker point; None for a fold.
+        The critical normal-form coefficient (:mod:`meanfield.analysis.normal_forms`, docs/bifurcations.md §9): c of a
+        period doubling, l₁ of a Neimark–Sacker point; None for a fold.
     parameter : str or int or None
         The parameter ``value`` belongs to: its index (:func:`locate_bifurcations`) or its name
         (:func:`meanfield.bifurcations`); a curve continues the point from there.

@@ -23,7 +23,7 @@ parameter derivatives are central differences, in 2n evaluations of the cycle (d
 not move the converged points. The curve is followed by pseudo-arclength continuation (Keller 1977; the engine of
 :mod:`.continuation`, of which :class:`ExtendedCurve` is a problem) in the
 weighted inner product of :mod:`.bifurcations`, both ways until α_2 leaves ``interval``; every point carries the
-normal-form coefficient of its kind (:mod:`.normal_forms`).
+normal-form coefficient of its kind (:mod:`meanfield.analysis.normal_forms`).
 
 Codim-2 points are sign changes of test functions ψ between consecutive curve points, located by Brent's
 method on the step's arclength (each evaluation a corrected curve point): on a fold curve the fold–flip
@@ -86,9 +86,9 @@ class Curve:
     """A continued codim-1 curve: ``kind``, ``period``, ``parameters`` (the two indices into ``params``),
     ``values`` (k, 2) = (α_1, α_2) along the curve, ``points`` (k, p, n), ``multipliers`` (k, n),
     ``neutral_saddle`` (k,) (Neimark–Sacker curves: the critical pair is real there), ``special`` (the
-    codim-2 points, :class:`CodimTwo`) and ``coefficients`` (k,), the normal-form coefficient per point
-    (:mod:`.normal_forms`: c on period-doubling, l₁ on Neimark–Sacker curves; NaN on fold curves and at
-    neutral saddles)."""
+    codim-2 points, :class:`~meanfield.analysis.curves.CodimTwo`) and ``coefficients`` (k,), the normal-form coefficient
+    per point (:mod:`meanfield.analysis.normal_forms`: c on period-doubling, l₁ on Neimark–Sacker curves; NaN on fold
+    curves and at neutral saddles)."""
 
     kind: str
     period: int
@@ -102,7 +102,7 @@ class Curve:
 
     @property
     def criticality(self) -> list:
-        """Per point "supercritical", "subcritical" or None (:func:`.normal_forms.criticality`)."""
+        """Per point "supercritical", "subcritical" or None (:func:`meanfield.analysis.normal_forms.criticality`)."""
         return [criticality(self.kind, c) for c in self.coefficients]
 
 
@@ -181,8 +181,8 @@ class ExtendedCurve:
         return np.append(g_vec, g), matrix, jacobians
 
     def coefficient(self, z, jacobians) -> float:
-        """The normal-form coefficient at curve point z (:mod:`.normal_forms`); NaN for a fold or a neutral
-        saddle."""
+        """The normal-form coefficient at curve point z (:mod:`meanfield.analysis.normal_forms`); NaN for a fold or a
+        neutral saddle."""
         value = normal_form_coefficient(self.kind, self.family(z[-2:]), z[:-2].reshape(self.shape), jacobians)
         return np.nan if value is None else value
 

@@ -334,7 +334,7 @@ def measure(y: np.ndarray, lam: np.ndarray | None, se: np.ndarray | None, featur
 
 
 def settled_period(series: np.ndarray, max_period: int) -> int:
-    """The period the classifier's cycle criterion (:func:`~meanfield.analysis.find_cycle` with the default
+    """The period the classifier's cycle criterion (:func:`~meanfield.analysis.period.find_cycle` with the default
     :class:`Thresholds`, docs/classification.md §2) finds in ``series``, the orbit tools' default period; a
     ConfigError asking for ``period`` when it finds none (the series is not near a cycle)."""
     th = Thresholds()

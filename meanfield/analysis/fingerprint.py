@@ -4,7 +4,7 @@ An ensemble census (docs/attractors.md §1) needs, for thousands of trajectories
 apart — not the full classification evidence of one series (docs/classification.md). Every quantity here is a
 vectorised numpy operation over the whole ensemble ``(starts, time, features)``:
 
-* **period**: the period the classifier sees (:func:`meanfield.analysis.find_cycle` on the tail's decision
+* **period**: the period the classifier sees (:func:`meanfield.analysis.period.find_cycle` on the tail's decision
   window, with the :class:`~meanfield.analysis.Thresholds` of docs/classification.md §2: a residual at the
   rounding floor relative to the attractor's own extent, or decaying geometrically, a converging divisor
   preferred), up to ``max_period``. 0: no period (an aperiodic orbit, or a cycle longer than that or not yet
@@ -45,11 +45,16 @@ class Fingerprints:
 
     Attributes
     ----------
-    period : (n,) int — the smallest settled lag (0: none up to ``max_period``; -1: the tail is not finite).
-    scale : (n,) float — the attractor's extent (or magnitude for a fixed point); NaN when not finite.
-    quantiles : (n, Q, F) float — per-feature quantile functions of the tail (NaN when not finite).
-    stationarity : (n,) float — W1 distance between the tail's halves, relative to ``scale``.
-    tails : (n, T, F) float — the tails themselves (the cycles' points are read from their last period).
+    period : int, shape (n,)
+        The smallest settled lag (0: none up to ``max_period``; -1: the tail is not finite).
+    scale : float, shape (n,)
+        The attractor's extent (or magnitude for a fixed point); NaN when not finite.
+    quantiles : float, shape (n, Q, F)
+        Per-feature quantile functions of the tail (NaN when not finite).
+    stationarity : float, shape (n,)
+        W1 distance between the tail's halves, relative to ``scale``.
+    tails : float, shape (n, T, F)
+        The tails themselves (the cycles' points are read from their last period).
     """
 
     period: np.ndarray
@@ -101,9 +106,9 @@ def measure_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def cycle_periods(tails: np.ndarray, max_period: int, thresholds: Thresholds = Thresholds()) -> np.ndarray:
-    """The period (0: none) that :func:`~meanfield.analysis.find_cycle` finds on the decision window
+    """The period (0: none) that :func:`~meanfield.analysis.period.find_cycle` finds on the decision window
     (``thresholds.window``) of each finite tail of ``tails`` (starts, time, features), as the classifier's
-    evidence does (:func:`meanfield.analysis.measure`), with lags up to ``max_period``."""
+    evidence does (:func:`meanfield.analysis.evidence.measure`), with lags up to ``max_period``."""
     th = thresholds
     window = th.window(tails.shape[1])
     return ensemble_periods(np.ascontiguousarray(tails, dtype=np.float64), window, th.period_rtol,

@@ -176,18 +176,17 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
                      match_rtol: float = MATCH_RTOL, kinds: tuple | None = None) -> np.ndarray:
     """Ids for the attractors of one point, continuing those of its neighbour (docs/attractors.md §3).
 
-    ``previous`` (k, Q, F) and ``current`` (j, Q, F) are quantile summaries (:func:`quantile_summary`) of the
-    neighbour's and this point's attractors, ``previous_ids`` (k,) the neighbour's ids. The pairs minimising the
-    total W1 distance (Hungarian assignment, ``scipy.optimize.linear_sum_assignment``) keep the neighbour's id
-    when their distance is at most ``match_rtol`` times the scale of this point's attractors together (the
-    largest per-feature extent of their union; a single attractor's own extent can be tiny, e.g. a small cycle
-    far from the origin, and says nothing about how far it moves; when that union is one fixed point, whose
-    extent is rounding flicker, its magnitude, at least 1). With ``kinds`` = (previous, current) arrays
-    of labels (e.g. periodic vs aperiodic), only attractors of one kind continue each other: an id follows a
-    cycle through changes of its period, never into a chaotic set whose measure happens to be near it. Every
-    other attractor is new and gets
-    ``next_id``, ``next_id + 1``, … in its order in ``current``. Returns (j,) int ids.
-    """
+    ``previous`` (k, Q, F) and ``current`` (j, Q, F) are quantile summaries
+    (:func:`~meanfield.analysis.fingerprint.quantile_summary`) of the neighbour's and this point's attractors,
+    ``previous_ids`` (k,) the neighbour's ids. The pairs minimising the total W1 distance (Hungarian assignment,
+    ``scipy.optimize.linear_sum_assignment``) keep the neighbour's id when their distance is at most ``match_rtol``
+    times the scale of this point's attractors together (the largest per-feature extent of their union; a single
+    attractor's own extent can be tiny, e.g. a small cycle far from the origin, and says nothing about how far it moves;
+    when that union is one fixed point, whose extent is rounding flicker, its magnitude, at least 1). With ``kinds`` =
+    (previous, current) arrays of labels (e.g. periodic vs aperiodic), only attractors of one kind continue each other:
+    an id follows a cycle through changes of its period, never into a chaotic set whose measure happens to be near it.
+    Every other attractor is new and gets ``next_id``, ``next_id + 1``, … in its order in ``current``. Returns (j,) int
+    ids. """
     previous, current = np.asarray(previous, float), np.asarray(current, float)
     if previous.ndim != 3 or current.ndim != 3 or previous.shape[1:] != current.shape[1:]:
         raise AnalysisError(f"summaries of shapes {previous.shape} and {current.shape} are not allowed: must be "

@@ -38,7 +38,7 @@ MAX_DETECTED = 2000
 class SystemRun:
     """What a system's ``run`` returns for n starts: ``states`` (n, T, F) the recorded identity series,
     ``series`` (n, T, F') the classifier's series, ``lyapunov`` and ``lyapunov_stderr`` (n, k) or None, and
-    ``finals`` (n, …) the final states (:meth:`~meanfield.analysis.SystemRun.final_state`)."""
+    ``finals`` (n, …) the final states (:meth:`~meanfield.analysis.maps.SystemRun.final_state`)."""
 
     states: np.ndarray
     series: np.ndarray

@@ -363,8 +363,8 @@ def find_cycle(
 
 def detect_period(x: np.ndarray, period_rtol: float = 1e-10, min_repeats: int = 10,
                   max_period: int | None = None) -> int | None:
-    """Smallest period of a series that :func:`find_cycle` accepts and that repeats at least ``min_repeats``
-    times, else None.
+    """Smallest period of a series that :func:`~meanfield.analysis.period.find_cycle` accepts and that repeats at least
+    ``min_repeats`` times, else None.
 
     Parameters
     ----------

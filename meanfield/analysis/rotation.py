@@ -14,7 +14,7 @@ weighted Birkhoff average, which converges faster than any power of the length o
 Sander, Saiki, Yorke, "Quantitative quasiperiodicity", Nonlinearity 30, 4111 (2017)). The projection's
 orientation is arbitrary, so ρ is reported folded to [0, 1/2] (the convention of arg μ with Im μ ≥ 0); its
 standard error is that of the averages of :data:`BLOCKS` consecutive blocks. An orbit that is a cycle of F^q
-(:func:`~meanfield.analysis.find_cycle` on the points ``s_k``, with k ≥ 2 points) is locked: ρ = p/k exactly,
+(:func:`~meanfield.analysis.period.find_cycle` on the points ``s_k``, with k ≥ 2 points) is locked: ρ = p/k exactly,
 reported as the pair (p, k) in lowest terms.
 
 A cycle of F^q found by the classifier (its points ``s_0 .. s_{k-1}`` in orbit order, k ≥ 3) lies on an invariant
@@ -70,7 +70,7 @@ def rotation_number(x, forcing_period: int | None = None) -> Rotation:
 
     Parameters
     ----------
-    x : array_like, shape (time,) or (time, features), or ~meanfield.Trajectory
+    x : array_like, shape (time,) or (time, features), or ~meanfield.simulation.Trajectory
         A finite series after its transient (for the attention model, a trajectory's recorded attention rows;
         its forcing period is then the default), at least ``MIN_POINTS · forcing_period`` samples. A 1-D
         series is one coordinate of the circle and needs a second: pass the circle's points, e.g.

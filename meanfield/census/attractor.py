@@ -7,7 +7,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..analysis import Thresholds, decide, measure
+from ..analysis import Thresholds
+from ..analysis.classify import decide
+from ..analysis.evidence import measure
 from ..analysis.grouping import assign_to_attractors
 from ..short_repr import short_repr
 
@@ -43,8 +45,8 @@ class Attractor:
 
 
 def label_run(system, series: np.ndarray, exponents, stderr, thresholds: Thresholds = Thresholds()):
-    """The classifier's decision (:func:`meanfield.analysis.decide`) on one run's recorded series (the attention
-    model's ``mo_se``) and exponents, measured as ``classify`` of that run measures them (feature 1, section
+    """The classifier's decision (:func:`meanfield.analysis.classify.decide`) on one run's recorded series (the
+    attention model's ``mo_se``) and exponents, measured as ``classify`` of that run measures them (feature 1, section
     feature 2, the system's forcing period)."""
     se = None if stderr is None or not np.all(stderr >= 0) else stderr
     return decide(measure(series, exponents, se, 0, 1 % series.shape[1], thresholds, system.forcing_period),
@@ -91,7 +93,7 @@ def label_on_longer_runs(system, attractors: list, run_longer, thresholds: Thres
 
 def identify(prints, attractors: list, rtol: tuple) -> np.ndarray:
     """The index in ``attractors`` that each start of ``prints`` is identical to (-1: none), by the census's
-    identity rules (:func:`meanfield.analysis.assign_to_attractors`)."""
+    identity rules (:func:`meanfield.analysis.grouping.assign_to_attractors`)."""
     if not attractors:
         return np.full(prints.period.shape, -1, dtype=np.int64)
     return assign_to_attractors(prints, np.array([a.period for a in attractors], dtype=np.int64),

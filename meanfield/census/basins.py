@@ -5,7 +5,7 @@ included): through a given window (default: the model's checkpoint, docs/model.m
 the window (``d_k`` = 1 in feature ``f_k`` of every row, 0 elsewhere) or towards two given windows
 (``d_k = W_k − origin``, so (1, 0) is W₀ and (0, 1) is W₁); the positional window is the origin's.
 
-The attractors are known beforehand (a census at the point, :func:`meanfield.census.find_attractors`), so a
+The attractors are known beforehand (a census at the point, :func:`meanfield.find_attractors`), so a
 start is not grouped with the others but *assigned* (:func:`assign_tails`): every start runs on its own kernel
 lane for ``steps`` iterations, its attention row recorded over t = transient … steps − 1, and
 
@@ -185,10 +185,10 @@ def plane_ids(model: ModelSpec, plane_: Plane, rows: range, known: KnownAttracto
 def basin_map(model: ModelSpec, attractors, plane_: Plane, steps: int, transient: int, *,
               tolerances: Tolerances = Tolerances(), compute: Compute = Compute()) -> np.ndarray:
     """The basin map (u, v) of ``model`` on ``plane_`` in one process: the id of each pixel's attractor among
-    ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`KnownAttractors`), −1 unresolved, with the
-    census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default :data:`BASIN_CHUNK`; memory, the
-    map does not depend on it). A sweep with a ``[basins]`` table computes the same map on a cluster
-    (docs/basins.md §7)."""
+    ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`~meanfield.census.basins.KnownAttractors`), −1
+    unresolved, with the census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default
+    :data:`BASIN_CHUNK`; memory, the map does not depend on it). A sweep with a ``[basins]`` table computes the same map
+    on a cluster (docs/basins.md §7)."""
     tolerances, compute = check_tolerances(tolerances), check_compute(compute)
     tolerances.check_run(steps, transient)
     known = attractors if isinstance(attractors, KnownAttractors) else KnownAttractors.from_census(attractors)

@@ -5,7 +5,7 @@ Two stages, so that the expensive one runs in parallel (a sweep's workers, docs/
 
 1. **Fresh censuses**: at every value, the same fresh starts (the sampler's starts 0 … n−1: common random
    numbers, so fractions change only because basins do), independently of the other values
-   (:func:`~meanfield.census.find_attractors`).
+   (:func:`~meanfield.find_attractors`).
 2. **The chain** (:func:`continue_censuses`), value after value: one start on each attractor present at the
    previous value (its representative's final state) runs at this value. A carried start that lands on an
    attractor of the fresh census adds nothing; one that lands elsewhere adds that attractor with fraction 0
@@ -151,10 +151,10 @@ def _summary_shape(censuses) -> tuple:
 
 
 def attractor_events(ds: xr.Dataset, order=None) -> list[tuple]:
-    """Where attractor ids appear and vanish in a continuation dataset (:meth:`AttractorContinuation.to_dataset`,
-    or a sweep file's ``attractors/up`` group read with xarray): (value, id, "appears" | "vanishes", label,
-    period), following the values in ``order`` (default: the order they were continued in, the dataset's
-    ``direction``)."""
+    """Where attractor ids appear and vanish in a continuation dataset
+    (:meth:`~meanfield.census.continuation.AttractorContinuation.to_dataset`, or a sweep file's ``attractors/up`` group
+    read with xarray): (value, id, "appears" | "vanishes", label, period), following the values in ``order`` (default:
+    the order they were continued in, the dataset's ``direction``)."""
     axis = ds["fraction"].dims[0]
     if order is None:
         order = ds[axis].values[::-1] if ds.attrs.get("direction") == "down" else ds[axis].values
@@ -289,8 +289,8 @@ def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, ste
     """A census at every value of one parameter, ``along = {name: values}``, chained along the values in their
     order (module docstring; values in decreasing order follow the attractors down). ``starts`` (an integer n,
     a :class:`~meanfield.census.Starts` drawn afresh at every value, or the same list of states at every value),
-    ``lyapunov``, ``tolerances`` and ``compute`` are :func:`find_attractors`'s; ``tolerances.match_rtol`` decides
-    which attractor continues which. A sweep with an ``[attractors]`` table computes the same on a cluster
+    ``lyapunov``, ``tolerances`` and ``compute`` are :func:`~meanfield.find_attractors`'s; ``tolerances.match_rtol``
+    decides which attractor continues which. A sweep with an ``[attractors]`` table computes the same on a cluster
     (docs/attractors.md §6). ``model``: a ModelSpec or a Map. The censuses list the cycles of a continuum one by
     one, as a sweep stores them (no families, docs/attractors.md §2). ``compute.progress``: True, one bar over
     the values on stderr; None, each value's batch shows its own when it is large

@@ -46,7 +46,7 @@ STAYS = 0.9
 
 def moves_with_the_start(system, census, steps: int, transient: int, cycle_rtol: float = CYCLE_RTOL,
                          backend: str = "cpu") -> np.ndarray:
-    """(k,) bool: which attractors of ``census`` (a :class:`~meanfield.census.Census`) are cycles that move with
+    """(k,) bool: which attractors of ``census`` (a :class:`~meanfield.census.find.Census`) are cycles that move with
     the start (module docstring)."""
     cycles = [k for k, a in enumerate(census.attractors) if a.period > 0]
     out = np.zeros(len(census.attractors), dtype=bool)

@@ -1,7 +1,7 @@
 """``find_attractors``: every attractor of one parameter point, with its basin fraction (docs/attractors.md).
 
 Any system takes part (:mod:`.system`: the attention model, whose starts run through the batched kernel, one
-lane each, recording the attention window's newest row; or a user's :class:`meanfield.analysis.Map`). The
+lane each, recording the attention window's newest row; or a user's :class:`meanfield.Map`). The
 starts' recorded tails t = transient .. steps-1 are fingerprinted and grouped by the generic layer
 (:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`), with the classifier's
 cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its representative runs on from its final
@@ -9,7 +9,7 @@ state (:data:`CONFIRM_TAILS` tails, the last one recorded), and the group is an 
 still on it by the identity rules;
 a group whose representative goes on to another group that stays was a transient and merges into it, one
 whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
-decision (:func:`meanfield.analysis.decide`) on the confirming run's evidence, so the census and ``classify``
+decision (:func:`meanfield.analysis.classify.decide`) on the confirming run's evidence, so the census and ``classify``
 of a run from the attractor's state give one answer. Starts left unresolved that are still closing in on a stable
 cycle are decided by Newton (:mod:`.unresolved`). Every start runs on its own kernel lane, so its tail, and hence its
 attractor, is the same whatever the chunking.
@@ -55,8 +55,8 @@ SHOWN = 12
 
 @dataclass(frozen=True, repr=False)
 class Census:
-    """What :func:`find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the index
-    into ``attractors`` of each start (−1: unresolved — not settled, or in a group that was not confirmed),
+    """What :func:`meanfield.find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the
+    index into ``attractors`` of each start (−1: unresolved — not settled, or in a group that was not confirmed),
     ``fingerprints`` of every start."""
 
     attractors: list
@@ -167,7 +167,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool
     Parameters
     ----------
     model : ModelSpec or Map
-        The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.analysis.Map`).
+        The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.Map`).
     starts : int, ~meanfield.census.Starts, list of State or list of numpy.ndarray
         Starts drawn from a sampler of the system (:class:`~meanfield.census.Starts`: for the attention model
         uniform windows in [−1, 1] with the checkpoint's positional phase, or random tokens; for a Map uniform in

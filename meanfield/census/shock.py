@@ -3,7 +3,7 @@ another attractor (docs/basins.md §8; the "minimal critical shock" of nonlocal 
 Sci. Rep. 10, 11783 (2020)).
 
 The push δ moves the state's window (the attention model: its attention window A, L×M, the positional window
-kept; a :class:`meanfield.analysis.Map`: its state vector); its size is the max norm ‖δ‖∞ = max |δ_ij| over the
+kept; a :class:`meanfield.Map`: its state vector); its size is the max norm ‖δ‖∞ = max |δ_ij| over the
 window's entries ("every entry of the context moved by at most r"). The search, over ``phases`` points of the
 attractor (a cycle's successive states; one state of an aperiodic set) and ``directions`` random directions u
 (each entry uniform in [−1, 1], scaled to ‖u‖∞ = 1; direction d from Philox keyed by (seed, d)):
@@ -111,7 +111,7 @@ def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, st
                            search: ShockSearch = ShockSearch(), compute: Compute = Compute()) -> Shock:
     """The minimal critical shock of attractor ``k`` of ``attractors`` (module docstring), from ``state``, a
     state on it (a census's ``Attractor.state``); every pushed start runs ``steps`` iterations and its tail from
-    ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.analysis.Map`; ``search``: the
+    ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.Map`; ``search``: the
     rays (:class:`ShockSearch`), checked with everything else before anything runs; ``compute.backend`` runs
     them."""
     search, backend = search.checked(), check_compute(compute).backend

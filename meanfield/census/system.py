@@ -1,5 +1,5 @@
 """The attention model as a system (docs/architecture.md §2): a :class:`ModelSpec` seen by the census and the
-orbit, bifurcation and curve tools, with the same methods as a user's :class:`meanfield.analysis.Map`, so each
+orbit, bifurcation and curve tools, with the same methods as a user's :class:`meanfield.Map`, so each
 of those tools is one code path for both; :func:`as_system` is the one adapter they call.
 
 Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start, skipping the steps of
@@ -72,7 +72,7 @@ class AttentionSystem:
         return curve_family(self.model, point, names, state)
 
     def sample(self, n: int, seed: int = 0, sampler: str = "uniform", first: int = 0) -> list:
-        """Starts from the named sampler (:data:`meanfield.census.SAMPLERS`, docs/attractors.md §1)."""
+        """Starts from the named sampler (:data:`meanfield.census.starts.SAMPLERS`, docs/attractors.md §1)."""
         return sample(self.model, n, sampler, seed=seed, first=first)
 
     def run(self, starts: list, steps: int, transient: int, *, values: Mapping[str, np.ndarray] | None = None,
@@ -95,8 +95,9 @@ class AttentionSystem:
                          _FinalStates(batch.final_state, len(starts)))
 
     def confirm_cycle(self, state: State, period: int) -> PeriodicOrbit | None:
-        """The stable period-``period`` cycle that ``state`` is closing in on (:func:`meanfield.confirm_cycle`,
-        docs/bifurcations.md §7), or None; None under PID control (Newton runs the map without it)."""
+        """The stable period-``period`` cycle that ``state`` is closing in on
+        (:func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7), or None; None under PID control
+        (Newton runs the map without it)."""
         if self.model.control != Control():
             return None
         return confirm_cycle(self.model, state, period)

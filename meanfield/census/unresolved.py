@@ -4,9 +4,9 @@ closing in on a stable cycle, or are still on a long transient.
 Next to a fold, flip or Neimark–Sacker point a stable cycle attracts with a multiplier near the unit circle, and a
 census run ends before its tails settle (at β_o = 1.2431, 0.0013 below the rest cycle's Neimark–Sacker point, every
 start of a 40 000-step census). Where the system can decide a cycle by Newton (the attention model without PID
-control: :func:`meanfield.confirm_cycle`, docs/bifurcations.md §7), every unresolved start with a finite tail is
-tried with the forcing period and the periods of the census's cycles (lcm with the forcing period): the cycle is
-confirmed when Newton converges, it is stable and the start's distance to it decays as its multipliers predict.
+control: :func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7), every unresolved start with a
+finite tail is tried with the forcing period and the periods of the census's cycles (lcm with the forcing period): the
+cycle is confirmed when Newton converges, it is stable and the start's distance to it decays as its multipliers predict.
 A confirmed cycle is an attractor as the census's others are: a confirming run from a state on it (Newton's),
 fingerprinted and labelled by the classifier, so ``classify`` of a run from its state gives the same label; a start
 whose cycle is one of the census's attractors joins it. The starts still unresolved then run on as a group's

@@ -72,6 +72,13 @@ class State:
         return self
 
     @classmethod
+    def from_pattern(cls, model, row: int = 0, feature: str = "o", reset_pe: bool = False) -> State:
+        """The start from one of the model's own weight rows, :meth:`from_token` of W^feature[row] (the
+        reference's ``ini_token_idx`` start; ``reset_pe`` sets its PE bits to pos(0), as the reference's
+        bifurcation script does, docs/model.md §2.2)."""
+        return cls.from_token(model, pattern_token(model, row, feature, reset_pe))
+
+    @classmethod
     def from_token(cls, model, x0) -> State:
         """The reference's start from a token x0 ∈ {±1}^(N_se+P) (docs/model.md §2.2).
 

@@ -1,7 +1,7 @@
 """Attractors continued along a parameter, in their own colours, over their basin fractions (docs/attractors.md §3).
 
-Drawn from a continuation dataset (:meth:`meanfield.census.AttractorContinuation.to_dataset`, or a sweep file's
-``attractors/up`` group, docs/storage.md §7). Upper panel: every attractor id in its colour
+Drawn from a continuation dataset (:meth:`meanfield.census.continuation.AttractorContinuation.to_dataset`, or a
+sweep file's ``attractors/up`` group, docs/storage.md §7). Upper panel: every attractor id in its colour
 (:func:`~meanfield.plots.style.attractor_colours`, the most populous first; beyond the named ones, "others") — a
 cycle's points (one feature of the newest attention row) as dots, an aperiodic set's measure as a bar over its
 5–95 % quantile range of that feature; hollow dots and faint bars where the attractor is present only through the

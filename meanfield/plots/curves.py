@@ -1,8 +1,8 @@
 """The two-parameter bifurcation diagram (docs/bifurcations.md §10): located curves over a phase diagram.
 
-Each :class:`~meanfield.analysis.Curve` (what :func:`meanfield.bifurcation_curve` returns) is drawn in the plane
+Each :class:`~meanfield.analysis.curves.Curve` (what :func:`meanfield.bifurcation_curve` returns) is drawn in the plane
 of its two parameters, solid where supercritical (and along fold curves, which have no criticality), dashed where
-subcritical (:attr:`~meanfield.analysis.Curve.criticality`); its codim-2 points are marked and named in the
+subcritical (:attr:`~meanfield.analysis.curves.Curve.criticality`); its codim-2 points are marked and named in the
 legend. A 2-D sweep's classes (:func:`~meanfield.plots.sweep.class_map`) are the pale background, or its tori's
 rotation numbers (:func:`~meanfield.plots.sweep.rotation_map`).
 """

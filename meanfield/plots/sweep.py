@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import LABELS, MISSING, label_names
-from ..analysis.labels import CYCLES
+from ..analysis import LABELS
+from ..analysis.labels import CYCLES, MISSING, label_names
 from ..errors import ConfigError
 from .bifurcation import mark_columns, plot_density_bifurcation
 from .data import one_axis, sweep_axes, sweep_dataset, sweep_run

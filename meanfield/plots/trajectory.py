@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import autocorrelation, power_spectrum, power_spectrum_raw
+from ..analysis import autocorrelation, power_spectrum
+from ..analysis.spectra import power_spectrum_raw
 from .style import NAMES, SYMBOLS, label, legend_outside, paper_style, plt
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis import LABELS, label_names
+from ..analysis import LABELS
+from ..analysis.labels import label_names
 from ..errors import StoreError
 from ..sweeps.results.labels import point_labels
 from ..sweeps.store import read_sweep

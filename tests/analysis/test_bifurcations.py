@@ -9,7 +9,8 @@ import numba as nb
 import numpy as np
 import pytest
 
-from meanfield.analysis import locate_bifurcations, periodic_orbit
+from meanfield.analysis import locate_bifurcations
+from meanfield.analysis.orbits import periodic_orbit
 from meanfield.errors import AnalysisError
 from tests.analysis.textbook import (
     delayed_logistic_jacobian,

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from meanfield.analysis import band_count, chaos01_test
-from meanfield.analysis.chaos01 import _displacement
+from meanfield.analysis import chaos01_test
+from meanfield.analysis.chaos01 import _displacement, band_count
 from meanfield.errors import AnalysisError
 
 

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from meanfield.analysis import EVIDENCE, LABELS, Thresholds, classify, classify_many, decide, lyapunov_spectrum
+from meanfield.analysis import LABELS, Thresholds, classify, classify_many, lyapunov_spectrum
+from meanfield.analysis.classify import decide
+from meanfield.analysis.evidence import EVIDENCE
 from meanfield.errors import AnalysisError
 
 from .textbook import GOLDEN, circle_rotation_number, omega_for_rotation

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from meanfield.analysis import autocorrelation, autocorrelation_raw
-from meanfield.analysis.correlation import dominant_lag
+from meanfield.analysis import autocorrelation
+from meanfield.analysis.correlation import autocorrelation_raw, dominant_lag
 from meanfield.errors import AnalysisError
 
 

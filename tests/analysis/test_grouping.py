@@ -19,13 +19,9 @@ Known answers, none tuned here:
 import numpy as np
 import pytest
 
-from meanfield.analysis import (
-    assign_to_attractors,
-    fingerprint,
-    group_attractors,
-    match_attractors,
-    quantile_summary,
-)
+from meanfield.analysis import fingerprint, group_attractors, match_attractors
+from meanfield.analysis.fingerprint import quantile_summary
+from meanfield.analysis.grouping import assign_to_attractors
 from meanfield.errors import AnalysisError
 
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meanfield.analysis import detect_period, find_cycle
+from meanfield.analysis import detect_period
+from meanfield.analysis.period import find_cycle
 from meanfield.errors import AnalysisError
 
 

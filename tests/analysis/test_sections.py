@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from meanfield.analysis import dequantise, distinct_count, poincare_band, poincare_section, quantise
+from meanfield.analysis import poincare_section
+from meanfield.analysis.sections import dequantise, distinct_count, poincare_band, quantise
 from meanfield.errors import AnalysisError
 
 

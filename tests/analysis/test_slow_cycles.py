@@ -23,7 +23,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from meanfield.analysis import Thresholds, classify, decide
+from meanfield.analysis import Thresholds, classify
+from meanfield.analysis.classify import decide
 from meanfield.analysis.evidence import EVIDENCE
 from meanfield.analysis.period import find_cycle
 from meanfield.analysis.slow_cycles import near_cycle

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from meanfield.analysis import dominant_frequencies, power_spectrum, power_spectrum_raw, spectral_entropy
+from meanfield.analysis import dominant_frequencies, power_spectrum, spectral_entropy
+from meanfield.analysis.spectra import power_spectrum_raw
 from meanfield.errors import AnalysisError
 
 

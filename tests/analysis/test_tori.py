@@ -4,14 +4,9 @@ torus generators, rationality and the section's closed curve."""
 import numpy as np
 import pytest
 
-from meanfield.analysis import (
-    birkhoff_drift,
-    line_frequencies,
-    section_curve_spread,
-    torus_generators,
-    weighted_birkhoff_average,
-)
-from meanfield.analysis.tori import rational_period
+from meanfield.analysis import weighted_birkhoff_average
+from meanfield.analysis.regularity import birkhoff_drift
+from meanfield.analysis.tori import line_frequencies, rational_period, section_curve_spread, torus_generators
 from meanfield.errors import AnalysisError
 
 from .textbook import GOLDEN, SILVER, omega_for_rotation

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.census import exact_cycles, sample
+from meanfield.census import exact_cycles
+from meanfield.census.starts import sample
 from meanfield.census.system import AttentionSystem
 from meanfield.model import Control
 from meanfield.model.state import State

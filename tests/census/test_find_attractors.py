@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.census import continue_attractors, find_attractors, sample
+from meanfield.census.continuation import continue_attractors
+from meanfield.census.find import find_attractors
+from meanfield.census.starts import sample
 from meanfield.errors import ConfigError
 
 

@@ -3,7 +3,7 @@ import numba
 import numpy as np
 
 import meanfield as mf
-from meanfield.census import continue_attractors
+from meanfield.census.continuation import continue_attractors
 
 
 @numba.njit(cache=True)

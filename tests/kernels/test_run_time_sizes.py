@@ -45,7 +45,7 @@ def test_many_features_follow_the_column_form_equations(n_features, context):
     model = mf.presets.random(seed=n_features, n_features=n_features, semantic_bits=128, context=context,
                               pe_bits=int(np.log2(context)), beta_o=0.4)
     rng = np.random.default_rng(1)
-    token = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    token = mf.State.from_pattern(model, 0, "o", True)
     random_window = mf.State(rng.uniform(-1, 1, (context, n_features)),
                              rng.choice([-1.0, 1.0], (context, model.pe_bits)))
     for start in (random_window, token):

@@ -102,7 +102,7 @@ def test_token_and_correlation_starts_refuse_more_positions_than_codes():
     # the reference encodes positions 0..L-1 with P bits: L > 2^P fails there; a state start is fine
     model = reference(pe_bits=2, context=6)
     with pytest.raises(mf.ConfigError, match="context"):
-        mf.State.from_token(model, mf.pattern_token(model))
+        mf.State.from_pattern(model)
     with pytest.raises(mf.ConfigError, match="context"):
         mf.State.from_correlation(model, 0)
     pe = [position_code(n % 4, 2) for n in range(6)]

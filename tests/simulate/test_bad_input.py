@@ -55,7 +55,7 @@ def test_bad_observables_and_exponents():
         mf.simulate(model, 10, record=("att", "nonsense"))
     with pytest.raises(mf.ConfigError, match="lyapunov"):
         mf.simulate(model, 10, lyapunov=13)
-    token_start = mf.State.from_token(model, mf.pattern_token(model))
+    token_start = mf.State.from_pattern(model)
     with pytest.raises(mf.ConfigError, match="lyapunov"):
         mf.simulate(model, 10, 0, start=token_start, lyapunov=True)
 

@@ -9,7 +9,7 @@ import pytest
 import meanfield as mf
 import meanfield.attention_orbits
 import meanfield.bifurcation_curves as curves_module
-from meanfield.analysis import Bifurcation
+from meanfield.analysis.bifurcations import Bifurcation
 from meanfield.errors import ConfigError
 from tests.analysis.textbook import henon_jacobian, henon_step
 from tests.simulate.test_orbits import L, central_jacobian, n_step_map

@@ -37,7 +37,7 @@ def test_kernel_matches_numpy_controlled_step(paper):
     """The kernel's PID step equals the plain-numpy transcription (model.controlled_step), PE and
     token start included (window growing from D = 1)."""
     model = with_control(paper.replace(beta_o=1.3), kp=0.3, ki=0.2, kd=0.15, rho=0.9, i_max=0.05)
-    for start in (model.checkpoint, mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))):
+    for start in (model.checkpoint, mf.State.from_pattern(model, 0, "o", True)):
         window = np.pad(start.att, ((0, model.context - len(start.att)), (0, 0)))
         ctrl = control_start(batch_parameters(model), window[None])[0]
         att, pe, rows = start.att, start.pe, []

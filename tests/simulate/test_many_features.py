@@ -118,7 +118,7 @@ def test_a_run_file_sweep_of_64_features_equals_the_batch_api(model, tmp_path):
     from meanfield.sweeps.execute.tasks import compute_chunk
     run = mf.load_run(RUN)
     chunk = compute_chunk(run, np.arange(2), np.full(2, -1))
-    start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    start = mf.State.from_pattern(model, 0, "o", True)
     direct = simulate_batch(model, 400, 200, parameters={"beta_o": np.array([0.3, 2.6])}, start=start,
                             record=("mo_se",), compute=mf.Compute(progress=False))
     np.testing.assert_array_equal(chunk["final_att"], direct.final_att)
@@ -133,7 +133,7 @@ def test_the_command_line_simulates_64_features(model, tmp_path):
                  "--set", "seed=5", "--start", "token", "--beta", "0.3", "--steps", "300", "--transient", "100",
                  "-o", str(out), "-q"]) == 0
     import h5py
-    start = mf.State.from_token(model, mf.pattern_token(model, 0, "o", True))
+    start = mf.State.from_pattern(model, 0, "o", True)
     direct = mf.simulate(model.replace(beta_o=0.3), 300, 100, start=start, compute=mf.Compute(progress=False))
     with h5py.File(out) as f:
         np.testing.assert_array_equal(f["att"][()], direct.att)

@@ -8,6 +8,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.analysis import classify
+from meanfield.attention_orbits import confirm_cycle
 from meanfield.errors import ConfigError
 from meanfield.model.equations import mean_field_step, step_tables
 
@@ -131,7 +132,7 @@ def test_slow_approach_to_the_rest_cycle_is_confirmed_by_its_decay_rate():
     period ≪ 1e-9 — measured agreement 3e-11)."""
     model = mf.presets.paper(beta_o=1.2433)
     state = mf.simulate(model, 300_000).final_state
-    orbit = mf.confirm_cycle(model, state, L)
+    orbit = confirm_cycle(model, state, L)
     assert orbit is not None and orbit.stable
     att, pe = np.asarray(state.att, dtype=float), np.asarray(state.pe, dtype=float)
     distances, tables = [], step_tables(model)
@@ -150,8 +151,8 @@ def test_a_cycle_that_lost_stability_is_not_confirmed():
     model = mf.presets.paper(beta_o=1.2436)
     state = mf.simulate(model, 100_000).final_state
     assert mf.periodic_orbit(model, state, L).stable is False
-    assert mf.confirm_cycle(model, state, L) is None
-    assert mf.confirm_cycle(model, state, 28) is None
+    assert confirm_cycle(model, state, L) is None
+    assert confirm_cycle(model, state, 28) is None
 
 
 def test_settling_by_the_kernel_is_the_numpy_map_to_rounding():

@@ -4,6 +4,7 @@ import pytest
 
 import meanfield as mf
 from meanfield.model.equations import mean_field_step
+from meanfield.model.state import pattern_token
 from meanfield.simulation import attention_jacobian
 
 
@@ -57,7 +58,7 @@ def test_start_from_token(data):
     # docs/model.md §2.2, §9: first 30 steps to 1e-10 (β = 1.266 is chaotic: later steps diverge by design)
     ref = data("from_token_Wo0_beta_1.266.npz")
     model = mf.presets.paper(beta_o=1.266)
-    np.testing.assert_array_equal(mf.pattern_token(model, 0), ref["x0"])
+    np.testing.assert_array_equal(pattern_token(model, 0), ref["x0"])
     traj = mf.simulate(model, 200, start=mf.State.from_token(model, ref["x0"]))
     for name in mf.OBSERVABLES:
         np.testing.assert_allclose(getattr(traj, name)[:30], ref[name][:30], rtol=0, atol=1e-10)

@@ -8,7 +8,7 @@ import pytest
 
 import meanfield as mf
 import meanfield.tongues as tongues_module
-from meanfield.analysis import Curve
+from meanfield.analysis.curves import Curve
 from meanfield.errors import AnalysisError, ConfigError
 from meanfield.tongues import resonance_start
 
@@ -18,7 +18,7 @@ LOCKED_BETA_O = 1.2502562
 
 def settled(model, start=None, steps=200_000, transient=100_000):
     run = mf.simulate(model, steps, transient, start=start, record="att", compute=mf.Compute(progress=False))
-    return run, mf.rotation_number(run)
+    return run, mf.analysis.rotation_number(run)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.model.state import State, pattern_token
+from meanfield.model.state import State
 from meanfield.sweeps.config.tables import AXIS_NAMES, MODEL_AXES
 from meanfield.sweeps.execute.tasks import compute_chunk
 
@@ -65,7 +65,7 @@ def test_seed_axis_sweeps_from_run_files():
     singles = []
     for i, seed in enumerate(VALUES["seed"]):
         model = mf.presets.random(seed=seed, beta_o=1.3, **{"control.ki": 0.1})
-        start = State.from_token(model, pattern_token(model, 0, "o", reset_pe=True))
+        start = State.from_pattern(model, 0, "o", reset_pe=True)
         singles.append(mf.simulate(model, STEPS, TRANSIENT, start=start, record=("mo_se",)).mo_se)
         np.testing.assert_array_equal(swept[i], singles[-1])
     assert not np.array_equal(*singles)

@@ -176,7 +176,7 @@ def assert_finished(ours: dict, before: dict, fresh: dict) -> None:
     version everywhere else; the old points equal the fresh ones too but for one difference of the classifiers:
     033c79f did not give a cycle locked on a circle its rotation (evidence ``frequency1``: NaN then, p/k per q
     samples now, docs/classification.md §4) — so their evidence, and its checksum, are the old ones."""
-    from meanfield.analysis import EVIDENCE
+    from meanfield.analysis.evidence import EVIDENCE
     old = before["done"].astype(bool)
     assert sorted(ours) == sorted(fresh)
     for name in ours:

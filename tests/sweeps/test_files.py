@@ -10,7 +10,8 @@ import xarray
 from dask.distributed import Client
 
 import meanfield as mf
-from meanfield.analysis import EVIDENCE, LABELS
+from meanfield.analysis import LABELS
+from meanfield.analysis.evidence import EVIDENCE
 from meanfield.sweeps.results.labels import analyze
 from meanfield.sweeps.store.provenance import LIBRARIES
 from meanfield.sweeps.store.schema import described

@@ -89,7 +89,7 @@ TORUS_RUN = tiny_text(num=4, steps=300_000, transient=200_000, lyapunov=0, chunk
 @pytest.mark.integration      # an in-process Dask cluster
 def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fraction(tmp_path):
     # two independent measurements of one number: the sweep's, q times the torus generator the classifier found
-    # in the spectral lines of mo_se, and meanfield.rotation_number's angle average on the attention rows of a
+    # in the spectral lines of mo_se, and meanfield.analysis.rotation_number's angle average on the attention rows of a
     # run of its own (measured 7e-9 to 1.2e-8 apart: the lines' precision, ≈ 1e-9 cycles per sample, times q = 4);
     # NaN where there is no torus (β_o = 0.5 rests on its fixed point); inside the 1:4 tongue (β_o = 1.2502562) the
     # 16-step cycle is locked at exactly 1/4, as the angle average of a run of its own says
@@ -101,10 +101,10 @@ def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fr
     rotation = dict(zip(ds["beta_o"].values.tolist(), ds["rotation"].values.tolist()))
     assert np.isnan(rotation[0.5])
     for beta in (1.244, 1.247, 1.26):
-        angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000))
+        angles = mf.analysis.rotation_number(mf.simulate(mf.presets.paper(beta_o=beta), 300_000, 200_000))
         assert rotation[beta] == pytest.approx(angles.number, abs=1e-7)
     locked = {b: (int(p), int(k)) for b, p, k in zip(ds["beta_o"].values.tolist(), ds["lock_p"].values,
                                                     ds["lock_k"].values)}
-    angles = mf.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000))
+    angles = mf.analysis.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000))
     assert rotation[1.2502562] == 0.25 and locked[1.2502562] == angles.locked == (1, 4)
     assert all(locked[b] == (0, 0) for b in (1.244, 0.5, 1.247, 1.26))

@@ -73,7 +73,7 @@ def expected(model, start, betas=BETAS):
 def python_start(model, start_table):
     if "correlation" in start_table:
         return mf.State.from_correlation(model, 1)
-    return mf.State.from_token(model, mf.pattern_token(model, 0, "o", reset_pe=True))
+    return mf.State.from_pattern(model, 0, "o", reset_pe=True)
 
 
 @pytest.mark.parametrize("lines, knobs, start", KNOBS, ids=[k[0].split()[0] for k in KNOBS])

@@ -10,6 +10,7 @@ import meanfield as mf
 from meanfield.errors import ConfigError
 from meanfield.model import layout
 from meanfield.model.run_rules import exponent_count, parse_backend
+from meanfield.sweeps.config.runfile import RunSpec
 
 from .helpers import tiny_text
 
@@ -86,7 +87,7 @@ def test_the_grid_is_checked_axis_by_axis(monkeypatch):
 
 def test_defaults_come_from_the_dataclasses():
     run = mf.load_run(tiny_text().replace('name = "tiny"\n', "").replace("chunk = 4\n", ""))
-    fields = mf.RunSpec.__dataclass_fields__
+    fields = RunSpec.__dataclass_fields__
     assert run.name == fields["name"].default and run.chunk == fields["chunk"].default
     assert run.backend == fields["backend"].default
     bare = mf.load_run({"steps": 10, "transient": 0, "grid": {"beta_o": [1.0]}})

@@ -17,7 +17,7 @@ from ...errors import ConfigError
 from ...finite import SAMPLERS
 from ...model.layout import OBSERVABLES
 from ...model.spec import CONTROL_PARAMETERS, SCALAR_PARAMETERS, require_finite, require_int
-from ...model.state import State, pattern_token
+from ...model.state import State
 
 #: Top-level keys of a run file.
 TOP_KEYS = ("name", "steps", "transient", "lyapunov", "chunk", "backend", "model", "grid", "record",
@@ -107,7 +107,7 @@ class StartSpec:
         """The start State for ``model``; None means the model's own checkpoint. ConfigError (naming the key)
         when it does not fit the model."""
         if self.kind == "token":
-            return State.from_token(model, pattern_token(model, self.row, self.feature, self.reset_pe))
+            return State.from_pattern(model, self.row, self.feature, self.reset_pe)
         if self.kind == "correlation":
             return State.from_correlation(model, self.index)
         if self.kind == "state":

@@ -13,7 +13,7 @@ from ..store.curves import curves_done, stored_rows, write_curves, write_rows
 
 
 def _row(name: str, curve, source: str, extra_special=()) -> dict:
-    """One curve's row: what the Dataset keeps of a :class:`~meanfield.analysis.Curve`."""
+    """One curve's row: what the Dataset keeps of a :class:`~meanfield.analysis.curves.Curve`."""
     special = [{"kind": p.kind, "values": [float(v) for v in p.values]} for p in curve.special]
     return {"name": name, "source": source, "kind": curve.kind, "period": int(curve.period),
             "values": curve.values.tolist(), "coefficient": [float(c) for c in curve.coefficients],

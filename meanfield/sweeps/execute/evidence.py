@@ -2,7 +2,7 @@
 (docs/storage.md §3, ``evidence``; the rules: docs/classification.md).
 
 Workers hold every point's recorded series in memory, so they measure the evidence of
-:func:`meanfield.analysis.classify` there (:data:`~meanfield.analysis.EVIDENCE`: period and its repeats, the
+:func:`meanfield.analysis.classify` there (:data:`~meanfield.analysis.evidence.EVIDENCE`: period and its repeats, the
 weighted-Birkhoff drift, torus frequencies, 0–1 K, bands, λ1 ± SE, λ2 …) and the file keeps a few numbers per
 point instead of raw trajectories. Deciding a label from stored evidence is cheap, so thresholds can be changed
 afterwards without re-running anything (:mod:`meanfield.sweeps.results.labels`).
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...analysis import EVIDENCE, Thresholds, measure
+from ...analysis import Thresholds
+from ...analysis.evidence import EVIDENCE, measure
 
 
 def point_evidence(records: np.ndarray, lyapunov=None, stderr=None, thresholds: Thresholds = Thresholds(),

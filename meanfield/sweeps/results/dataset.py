@@ -8,7 +8,8 @@ import json
 
 import numpy as np
 
-from ...analysis import LABELS, MISSING, Thresholds
+from ...analysis import LABELS, Thresholds
+from ...analysis.labels import MISSING
 from ..store import open_run, read_refinements
 from ..store.schema import label_flags
 from .labels import decide_points, point_labels, rotations

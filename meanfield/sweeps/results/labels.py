@@ -8,7 +8,10 @@ import json
 
 import numpy as np
 
-from ...analysis import EVIDENCE, LABELS, MISSING, Thresholds, classify, decide, label_code
+from ...analysis import LABELS, Thresholds, classify
+from ...analysis.classify import decide
+from ...analysis.evidence import EVIDENCE
+from ...analysis.labels import MISSING, label_code
 from ...errors import AnalysisError, StoreError
 from ..config.runfile import stored_run
 from ..store import datasets, read_sweep, write_analysis
@@ -79,9 +82,9 @@ def rotations(ds, codes: np.ndarray, periods: np.ndarray) -> tuple[np.ndarray, n
     """(rotation, lock_p, lock_k) of every grid point: the rotation number (turns per forcing period q, folded to
     [0, 1/2]) of a point labelled ``quasi_periodic`` with one torus generator — q times the generator the
     classifier measured from the spectral lines (``frequency1``, docs/classification.md §4), the quantity
-    :func:`meanfield.rotation_number` measures from the orbit's angles — and of a ``periodic`` point whose cycle
-    is locked on an invariant circle, p/k exactly (:func:`meanfield.analysis.rotation.locked_rotation`), with p and
-    k (k = period / gcd(period, q) points of the q-step map; 0 where not locked). NaN (and 0) elsewhere, and
+    :func:`meanfield.analysis.rotation_number` measures from the orbit's angles — and of a ``periodic`` point whose
+    cycle is locked on an invariant circle, p/k exactly (:func:`meanfield.analysis.rotation.locked_rotation`), with p
+    and k (k = period / gcd(period, q) points of the q-step map; 0 where not locked). NaN (and 0) elsewhere, and
     everywhere when the Dataset ``ds`` holds no evidence of today's classifier."""
     rotation, p, k = np.full(codes.shape, np.nan), np.zeros(codes.shape, np.int64), np.zeros(codes.shape, np.int64)
     if "evidence" not in ds or tuple(ds["evidence_key"].values.tolist()) != EVIDENCE:

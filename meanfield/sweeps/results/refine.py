@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...analysis import MISSING, Thresholds, label_code, label_names
-from ...analysis.labels import MISSING_NAME
+from ...analysis import Thresholds
+from ...analysis.labels import MISSING, MISSING_NAME, label_code, label_names
 from ...errors import ConfigError, StoreError
 from ...progress import progress_bar
 from ..config.runfile import stored_run

@@ -59,7 +59,7 @@ def attractors_done(f: h5py.File, run) -> bool:
 
 def write_attractors(f: h5py.File, direction: str, ds: xarray.Dataset) -> None:
     """(Re)write the group ``attractors/<direction>`` from a continuation dataset over the grid axes and
-    ``attractor`` (:meth:`meanfield.census.AttractorContinuation.to_dataset`, lines stacked), flushed, and
+    ``attractor`` (:meth:`meanfield.census.continuation.AttractorContinuation.to_dataset`, lines stacked), flushed, and
     mark it complete."""
     write_group(f, f"{ATTRACTORS_GROUP}/{direction}", ds)
 

@@ -8,7 +8,7 @@ import os
 import h5py
 import numpy as np
 
-from ...analysis import EVIDENCE
+from ...analysis.evidence import EVIDENCE
 from ...analysis.reductions import bin_edges
 from ...errors import StoreError
 from ..config.runfile import RunSpec
