@@ -22,7 +22,7 @@ from .census.system import as_system
 from .errors import ConfigError
 from .model.spec import require_int, require_interval
 from .model.state import State
-from .progress import SpanBar
+from .progress import SpanBar, check_progress, delay_of
 
 
 def _check_point(point, system) -> None:
@@ -58,15 +58,14 @@ def _check(system, point, parameter, interval, state, progress, max_step, max_po
     lo, hi = require_interval("interval", interval, parameter, current)
     if state is not None and not isinstance(state, State):
         raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State or None")
-    if not isinstance(progress, bool):
-        raise ConfigError(f"progress = {progress!r} is not allowed: must be True or False")
+    check_progress(progress)
     system.replace(**{parameter: lo})  # a model that refuses the parameter (gamma set with beta_att) says so now
     return lo, hi
 
 
 def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
                       state: State | None = None, max_step: float | None = None, max_points: int = MAX_POINTS,
-                      progress: bool = False) -> Curve:
+                      progress: bool | None = False) -> Curve:
     """Continue a point returned by :func:`meanfield.bifurcations` in a second parameter (docs/bifurcations.md
     §10).
 
@@ -87,8 +86,9 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
         Largest arclength step (default 1/25 of the interval's length).
     max_points : int
         Most continuation steps in each direction.
-    progress : bool
-        A bar on stderr: the share of ``interval`` the curve has covered.
+    progress : bool or None
+        A bar on stderr, the share of ``interval`` the curve has covered: True at once, None once the
+        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds, False (the default) never.
 
     Returns
     -------
@@ -101,6 +101,6 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
     lo, hi = _check(system, point, parameter, interval, state, progress, max_step, max_points)
     names = (point.parameter, parameter)
     family, start = system.curve_family(point, names, state), system.value(parameter)
-    with SpanBar((lo, hi), start, parameter, enabled=progress) as bar:
+    with SpanBar((lo, hi), start, parameter, enabled=progress is not False, delay=delay_of(progress)) as bar:
         return trace_curve(family, point.kind, np.asarray(point.points, dtype=np.float64), (point.value, start),
                            (lo, hi), parameters=names, max_step=max_step, max_points=max_points, on_iterate=bar)

@@ -12,6 +12,7 @@ from .errors import ConfigError
 from .model.layout import OBSERVABLES
 from .model.run_rules import BACKENDS
 from .model.spec import require_int
+from .progress import check_progress
 from .short_repr import short_repr
 
 
@@ -85,9 +86,7 @@ class Compute:
         if not isinstance(self.backend, str) and not callable(self.backend):
             raise ConfigError(f"backend = {self.backend!r} is not allowed: a backend name of {list(BACKENDS)} or a "
                               "kernel")
-        if self.progress not in (None, True, False):
-            raise ConfigError(f"progress = {self.progress!r} is not allowed: must be None (after a second), True "
-                              "or False")
+        check_progress(self.progress)
         if self.chunk is not None:
             object.__setattr__(self, "chunk", require_int("chunk", self.chunk, 1))
 

@@ -15,7 +15,7 @@ from .census.system import as_system
 from .errors import AnalysisError, ConfigError
 from .model.spec import require_int
 from .model.state import State
-from .progress import SpanBar
+from .progress import SpanBar, check_progress, delay_of
 
 #: Bifurcations listed by ``repr`` of a :class:`Located`.
 SHOWN = 12
@@ -80,7 +80,7 @@ class Located(list):
 
 def bifurcations(model, parameter: str, interval, *, state: State | None = None,
                  period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT,
-                 progress=False) -> Located:
+                 progress: bool | None = False) -> Located:
     """Continue a periodic orbit of the attention map along ``parameter`` over ``interval`` and locate its
     folds, period doublings and Neimark–Sacker points (docs/bifurcations.md).
 
@@ -103,9 +103,9 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
         Accuracy of the located parameter values.
     transient : int
         Steps iterated from ``state`` at ``interval[0]`` before Newton.
-    progress : bool or ~collections.abc.Callable
-        True: a bar on stderr, the share of ``interval`` the continuation has covered; a callable: called with
-        the parameter value of every Newton iterate (a caller's own display).
+    progress : bool or None
+        A bar on stderr, the share of ``interval`` the continuation has covered: True at once, None once the
+        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds, False (the default) never.
 
     Returns
     -------
@@ -127,14 +127,20 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
     if not 0 < resolution < abs(hi - lo):
         raise ConfigError(f"resolution = {resolution!r} is not allowed: must be positive and below the "
                           "interval's length")
-    if not (isinstance(progress, bool) or callable(progress)):
-        raise ConfigError(f"progress = {progress!r} is not allowed: must be True, False or a callable")
+    check_progress(progress)
     system.replace(**{parameter: lo})         # a model that refuses the value says so before anything runs
-    with SpanBar((lo, hi), lo, parameter, enabled=progress is True) as bar:
-        family, points, n = system.orbit_problem(state, int(transient), period, parameter, lo)
-        try:
-            found, continued = continue_and_locate(family, points, n, (lo, hi), resolution,
-                                                   on_iterate=progress if callable(progress) else bar)
-        except AnalysisError as exc:
-            raise AnalysisError(f"the period-{n} orbit at {parameter} = {lo} could not be continued: {exc}") from None
+    with SpanBar((lo, hi), lo, parameter, enabled=progress is not False, delay=delay_of(progress)) as bar:
+        return located(system, parameter, (lo, hi), state, period, resolution, transient, bar)
+
+
+def located(system, parameter: str, interval: tuple, state, period, resolution: float, transient: int,
+            on_iterate) -> Located:
+    """:func:`bifurcations` of checked arguments on a system, every Newton iterate's parameter value reported to
+    ``on_iterate`` (a bar, or a caller's own display: the refinement's heartbeat)."""
+    lo, hi = interval
+    family, points, n = system.orbit_problem(state, int(transient), period, parameter, lo)
+    try:
+        found, continued = continue_and_locate(family, points, n, (lo, hi), resolution, on_iterate=on_iterate)
+    except AnalysisError as exc:
+        raise AnalysisError(f"the period-{n} orbit at {parameter} = {lo} could not be continued: {exc}") from None
     return Located([replace(point, parameter=parameter) for point in found], continued)

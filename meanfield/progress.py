@@ -16,6 +16,23 @@ from contextlib import contextmanager
 
 from tqdm import tqdm
 
+#: Seconds a call runs before its bar appears when ``progress`` is None (the default of most tools): work that ends
+#: sooner prints nothing. ``progress=True`` draws the bar at once, ``False`` never.
+PROGRESS_DELAY = 1.0
+
+
+def check_progress(progress):
+    """``progress`` if it is True, None or False (the one type of the option), else a ConfigError saying so."""
+    if not any(progress is allowed for allowed in (True, None, False)):
+        from .errors import ConfigError
+        raise ConfigError(f"progress = {progress!r} is not allowed: must be True, None or False")
+    return progress
+
+
+def delay_of(progress) -> float:
+    """The delay before the bar of ``progress`` (True, None or False: the one type of the option) appears."""
+    return PROGRESS_DELAY if progress is None else 0.0
+
 
 class _WarmBar(tqdm):
     """A tqdm bar whose rate, and so its ETA, is measured from the first update on (see the module docstring)."""
@@ -108,10 +125,10 @@ class SpanBar:
     (every Newton iterate), it advances to the share of the interval between the smallest and largest values so
     far (clipped to the interval; the start counts as reached)."""
 
-    def __init__(self, interval, start: float, desc: str, *, enabled: bool = True):
+    def __init__(self, interval, start: float, desc: str, *, enabled: bool = True, delay: float = 0.0):
         self.lo, self.hi = min(interval), max(interval)
         self.low = self.high = min(max(float(start), self.lo), self.hi)
-        self.bar = progress_bar(100, desc, enabled=enabled, unit="%", waiting="")
+        self.bar = progress_bar(100, desc, enabled=enabled, unit="%", waiting="", delay=delay)
         self.beat = Heartbeat(self.bar, desc)
 
     def __call__(self, value: float) -> None:

@@ -17,7 +17,7 @@ from .model.run_rules import check_full_window, check_lengths, exponent_count, p
 from .model.spec import ModelSpec, require_int
 from .model.state import StartWindows, State
 from .options import Compute, Lyapunov, Record, check_compute
-from .progress import StepWatch, progress_bar
+from .progress import StepWatch, delay_of, progress_bar
 from .short_repr import short_repr
 
 DEFAULT_BLOCKS = 20
@@ -194,9 +194,7 @@ def exponents_from_blocks(block_sums: np.ndarray, n_saved: int):
             take(means, np.expand_dims(order, -2), -1))
 
 
-#: By default :func:`simulate_batch` draws its progress bar only once it has run this many seconds; the most
-#: pieces a batch runs in.
-PROGRESS_DELAY = 1.0
+#: The most pieces a batch with a progress bar runs in.
 PROGRESS_PIECES = 40
 
 
@@ -238,7 +236,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         a GPU) and the progress bar on stderr over the points, its ETA measured after the first piece (which
         includes compiling), with the step the running points have reached; the CPU batch then runs in up to
         :data:`~meanfield.simulation.PROGRESS_PIECES` pieces (identical results). Default: the bar appears once
-        the batch has run :data:`~meanfield.simulation.PROGRESS_DELAY` seconds; False: none.
+        the batch has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds; False: none.
     """
     steps, transient = check_lengths(steps, transient)
     recording, compute = Record.of(record), check_compute(compute)
@@ -269,7 +267,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
     batch = Batch(coef, signs, w_pe, params, pe0, att0, depth0, ctrl0, steps, transient, record_every, selection,
                   n_exponents, qr_every, n_blocks, reached)
     parts = []
-    delay = PROGRESS_DELAY if progress is None else 0.0
+    delay = delay_of(progress)
     with progress_bar(n_points, "simulate_batch", enabled=show, delay=delay) as bar, StepWatch(bar, reached, steps):
         for lo, hi in zip(bounds[:-1], bounds[1:]):      # every point is independent: results do not depend on it
             parts.append(kernel(batch.points(lo, hi)))

@@ -16,7 +16,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "meanfield"
 #: ``meanfield`` is the package's face (__init__, __main__), above everything.
 FLOORS = (
     ("_version",),                      # written by setuptools-scm at install time
-    ("errors", "version", "progress", "compiled_cache", "short_repr"),
+    ("errors", "version", "compiled_cache", "short_repr"),
+    ("progress",),                       # bars, and the one check of a progress option (a ConfigError)
     ("analysis",),
     ("model",),
     ("presets", "options"),             # the option records check their fields with the model's rules

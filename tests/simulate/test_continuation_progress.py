@@ -1,6 +1,7 @@
 """Continuations show where they are (meanfield/progress.py): ``mf.bifurcations`` and ``mf.bifurcation_curve``
-report the parameter of every Newton iterate, as a bar over the share of the interval covered (``progress=True``)
-or to a caller's function (``analyze --bifurcations`` writes it beside its bar over brackets). Checked on the
+report the parameter of every Newton iterate, as a bar over the share of the interval covered (``progress=True``),
+and the continuation behind them to a caller's function (``analyze --bifurcations`` writes it beside its bar over
+brackets). Checked on the
 Hénon map, whose fixed point flips at a = 3(1 − b)²/4 (0.3675 at b = 0.3), and on the bar classes alone."""
 import re
 
@@ -9,7 +10,9 @@ import pytest
 
 import meanfield as mf
 import meanfield.progress as progress_module
+from meanfield.census.system import as_system
 from meanfield.errors import ConfigError
+from meanfield.periodic_orbits import located
 from meanfield.progress import Heartbeat, SpanBar, progress_bar
 from tests.analysis.textbook import henon_jacobian, henon_step
 
@@ -18,7 +21,7 @@ HENON = mf.Map(henon_step, henon_jacobian, [0.5, 0.1], {"a": 0.2, "b": 0.3})
 
 def test_every_newton_iterate_of_a_continuation_reports_its_parameter():
     values = []
-    flip, = mf.bifurcations(HENON, "a", (0.2, 0.5), transient=1_000, progress=values.append)
+    flip, = located(as_system(HENON), "a", (0.2, 0.5), None, None, 1e-10, 1_000, values.append)
     assert flip.kind == "period_doubling" and abs(flip.value - 0.3675) < 1e-9
     # from the first step (at most 1/20 of the interval) through the flip to the end, and Brent's iterates near it
     assert 0.2 < min(values) <= 0.215 and max(values) >= 0.5
@@ -39,12 +42,14 @@ def test_a_curve_bar_covers_both_directions_from_its_start(capsys):
     assert re.search(r"b: 100%\|[^|]*\| 100/100", capsys.readouterr().err)
 
 
-def test_progress_other_than_a_flag_or_a_function_is_refused():
+def test_progress_other_than_true_none_or_false_is_refused():
     flip, = mf.bifurcations(HENON, "a", (0.2, 0.5), transient=1_000)
-    with pytest.raises(ConfigError, match=r"^progress = 'yes' is not allowed: must be True, False or a callable$"):
+    with pytest.raises(ConfigError, match=r"^progress = 'yes' is not allowed: must be True, None or False$"):
         mf.bifurcations(HENON, "a", (0.2, 0.5), progress="yes")
-    with pytest.raises(ConfigError, match=r"^progress = 1 is not allowed: must be True or False$"):
+    with pytest.raises(ConfigError, match=r"^progress = 1 is not allowed: must be True, None or False$"):
         mf.bifurcation_curve(HENON, flip, "b", (-0.5, 0.5), progress=1)
+    with pytest.raises(ConfigError, match=r"^progress = 'yes' is not allowed: must be True, None or False$"):
+        mf.sweep("tiny", "never-written.h5", progress="yes")
 
 
 def test_a_span_bar_counts_the_range_reached_clipped_and_never_backwards():

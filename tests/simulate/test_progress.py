@@ -66,12 +66,12 @@ def test_a_step_watch_writes_the_step_reached_and_a_due_bar_while_compiling(caps
 
 def test_by_default_the_bar_waits_for_its_delay(capsys, monkeypatch):
     """No clock in the test: with the delay out of reach a default batch draws nothing, with no delay it draws."""
-    import meanfield.simulation as simulation
+    import meanfield.progress as progress
     model = mf.presets.paper()
-    monkeypatch.setattr(simulation, "PROGRESS_DELAY", 1e9)
+    monkeypatch.setattr(progress, "PROGRESS_DELAY", 1e9)
     mf.simulate(model, 2_000, 1_000)
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(simulation, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_DELAY", 0.0)
     mf.simulate(model, 2_000, 1_000)
     assert "simulate_batch: 100%" in capsys.readouterr().err
     mf.simulate(model, 2_000, 1_000, compute=mf.Compute(progress=False))

@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 
 from ...errors import ClusterError, StoreError
-from ...progress import progress_bar, sigterm_interrupts
+from ...progress import check_progress, progress_bar, sigterm_interrupts
 from ..config.runfile import RunSpec, load_run
 from ..config.where import Place, where_to_compute
 from ..store import (
@@ -69,7 +69,7 @@ JOURNAL = os.environ.get("MEANFIELD_JOURNAL", "1") != "0"
 
 
 def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, place: Place = Place(),
-          resume: bool | None = None, overwrite: bool = False, progress: bool = True, retries: int = RETRIES,
+          resume: bool | None = None, overwrite: bool = False, progress: bool | None = True, retries: int = RETRIES,
           callback: Callable[[int, int], object] | None = None) -> str:
     """Run a sweep and write it to ``out`` (HDF5, docs/storage.md §3); returns the path.
 
@@ -90,10 +90,12 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, place: Pl
     overwrite : bool
         Replace an existing file: the new run is written to ``out + ".part"`` and replaces ``out``
         only once every point is done (stopped earlier, ``out`` is unchanged and the next call continues).
-    progress : bool
+    progress : bool or None
         Show a progress bar (points, points/s, an ETA measured after the first chunk, so without the
         compilation; workers alive and SLURM jobs on a cluster meanfield does not control) and the dashboard
-        address on stderr, and say so when ``out`` is already complete.
+        address on stderr, and say so when ``out`` is already complete: True (the default) or None (the same: a
+        sweep starts its workers, so it always runs longer than a tool's :data:`~meanfield.progress.PROGRESS_DELAY`),
+        False never.
     retries : int
         Times a failed task is retried.
     callback : ~collections.abc.Callable, optional
@@ -105,6 +107,8 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, place: Pl
     the output's writer lock is held throughout: a second writer gets
     :class:`~meanfield.sweeps.store.lock.FileBusy`.
     """
+    check_progress(progress)
+    progress = progress is not False
     run = run if isinstance(run, RunSpec) else load_run(run)
     where = where_to_compute(run.cluster_spec, place)
     out = check_sweep(run, out, where)

@@ -7,7 +7,7 @@ Neimark–Sacker point met there replaces the brackets it covers. Everything els
 
 Before that, a point labelled unresolved or quasi-periodic whose final state is still converging to a stable
 cycle of a neighbouring class — the slow approach near a bifurcation — is relabelled with that class when
-Newton confirms the cycle (:func:`meanfield.periodic_orbits.confirm_cycle`, docs/bifurcations.md §7).
+Newton confirms the cycle (:func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7).
 """
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ import numpy as np
 
 from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED
 from ...attention_orbits import confirm_cycle
+from ...census.system import as_system
 from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
-from ...periodic_orbits import bifurcations
+from ...periodic_orbits import located
 from ...progress import Heartbeat, progress_bar
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
@@ -134,8 +135,7 @@ def _continue(model, parameter, values, names, states, index, step, resolution, 
         return None
     interval = (float(values[index]), _span(values, names, index, step))
     try:
-        found = bifurcations(model, parameter, interval, state=states[index], period=period, transient=0,
-                             resolution=resolution, progress=beat)
+        found = located(as_system(model), parameter, interval, states[index], period, resolution, 0, beat)
     except AnalysisError:
         return None
     return (found[0], interval) if found else None
