@@ -1,6 +1,8 @@
 """Every public entry point refuses a bad argument before anything compiles, loads compiled code or runs: with
 every way into compiled code made to fail, each documented argument given a value its documentation does not
-allow is answered by a ConfigError naming that argument, in one line (README, "Reliability")."""
+allow is answered by a ConfigError naming that argument (an AnalysisError from the generic analysis, a StoreError
+for a file that is not there), in one line, and nothing is written (README, "Reliability"). The corpus holds every
+callable of the public API (docs/api.md)."""
 import math
 
 import numba
@@ -21,6 +23,8 @@ pytestmark = pytest.mark.unit
 
 PAPER = mf.presets.paper()
 L = PAPER.context
+#: A shipped run file and an output that no refused call may write.
+RUN, NEVER = "paper_fig3_quick", "never.h5"
 NS_POINT = Bifurcation("neimark_sacker", 1.2434, np.array([np.exp(0.5j), np.exp(-0.5j), 0.3]), L, 0.08,
                        np.zeros((L, 12)), -2.6, "beta_o")
 
@@ -131,6 +135,61 @@ CORPUS = {
         ((PAPER, 64, 10, Made(mf.Replicas, 2, sampler="nope")), {}, "sampler"),
         ((PAPER, 64, 10, "two"), {}, "replicas"),
     ],
+    "sweep": [
+        ((RUN, NEVER), {"resume": "yes"}, "resume"), ((RUN, NEVER), {"overwrite": None}, "overwrite"),
+        ((RUN, NEVER), {"retries": -1}, "retries"), ((RUN, NEVER), {"callback": 3}, "callback"),
+        ((RUN, NEVER), {"progress": "yes"}, "progress"), ((RUN, NEVER), {"place": "local"}, "place"),
+        ((RUN, NEVER), {"place": Made(mf.Place, workers=0)}, "workers"),
+        (("no-such-run", NEVER), {}, "no-such-run"),
+    ],
+    "load_run": [((RUN,), {"steps": -5}, "steps"), ((RUN,), {"nope": 1}, "nope")],
+    "sweep_results": [((NEVER,), {}, "never.h5")],
+    "open_run": [((NEVER,), {}, "never.h5")],
+    "Lyapunov": [((), {"k": 0}, "k")], "Record": [((), {"fields": "nope"}, "record")],
+    "Compute": [((), {"chunk": 0}, "chunk")], "Place": [((), {"scheduler": 5}, "scheduler")],
+    "Replicas": [((0,), {}, "replicas")],
+    "State": [((), {"att": np.full((2, 3), np.nan), "pe": np.zeros((2, 2))}, "att")],
+    "Control": [((), {"rho": 2.0}, "rho")],
+    "ModelSpec": [((), {"coefficients": "x", "pe_weights": None, "context": 0}, "context")],
+    "Map": [(("step", HENON.jacobian, [0.0, 0.0], {"a": 1.0}), {}, "step")],
+    "census.Starts": [((0,), {}, "starts")],
+    "census.Tolerances": [((), {"measure_rtol": 2.0}, "measure_rtol")],
+    "census.ShockSearch": [((), {"radius": -1.0}, "radius")],
+    "census.plane": [((PAPER,), {"resolution": 1}, "resolution"), ((PAPER,), {"features": (0, 9)}, "features")],
+    "census.basin_map": [((PAPER, None, None, 100, 99), {}, "transient")],
+    "census.minimal_critical_shock": [((PAPER, None, 0, PAPER.checkpoint, 600, 0),
+                                       {"search": Made(mf.census.ShockSearch, tol=2.0)}, "tol")],
+    "census.uniform_windows": [((PAPER, 0), {}, "n")], "census.random_tokens": [((PAPER, 2), {"seed": -1}, "seed")],
+    "census.perturbations": [((PAPER.checkpoint, 2), {"radius": -1.0}, "radius")],
+    "census.projection_grid": [((PAPER, (0, 1), ((0, 1),), (2, 2)), {}, "bounds")],
+    "census.attractor_events": [(("a dataset",), {}, "ds")],
+    "analysis.classify": [((np.zeros((0, 3)),), {}, "series"), ((np.ones((1000, 3)),), {"feature": 7}, "feature")],
+    "analysis.classify_many": [((np.ones((1000, 3)),), {}, "series")],
+    "analysis.Thresholds": [((), {"min_length": 0}, "min_length")],
+    "analysis.poincare_section": [((np.ones((100, 3)), 0), {"direction": 2}, "direction")],
+    "analysis.detect_period": [((np.ones(100),), {"min_repeats": 0}, "min_repeats")],
+    "analysis.power_spectrum": [((np.ones(100),), {"nperseg": 0}, "nperseg")],
+    "analysis.dominant_frequencies": [((np.ones(5), np.ones(4)), {}, "power")],
+    "analysis.spectral_entropy": [((np.array([-1.0, 2.0]),), {}, "power")],
+    "analysis.autocorrelation": [((np.ones(100),), {"max_lag": -1}, "max_lag")],
+    "analysis.rotation_number": [((np.ones((10, 3)),), {"forcing_period": 0}, "forcing_period")],
+    "analysis.weighted_birkhoff_average": [((np.array([np.nan, 1.0]),), {}, "x")],
+    "analysis.chaos01_test": [((np.ones(100),), {"n_c": 0}, "n_c")],
+    "analysis.lyapunov_spectrum": [((HENON.step, HENON.jacobian, [0.1, 0.1], 100), {"k": 3}, "k")],
+    "analysis.escape_rate": [(([1.0, 2.0],), {"horizon": -1}, "horizon")],
+    "analysis.locate_bifurcations": [((HENON.step, HENON.jacobian, [0.1, 0.1], 0, 0, (0.2, 0.5)),
+                                      {"params": [0.2, 0.3]}, "period")],
+    "analysis.continue_curve": [((HENON.step, HENON.jacobian, NS_POINT, (0, 0), (0.2, 0.5)), {"params": [0.2, 0.3]},
+                                 "parameters")],
+    "analysis.normal_form_coefficient": [(("cusp", None, np.ones((1, 2)), np.ones((1, 2, 2))), {}, "kind")],
+    "analysis.fingerprint": [((np.ones((2, 100, 1)),), {"max_period": 0}, "max_period")],
+    "analysis.group_attractors": [((None,), {}, "prints")],
+    "analysis.match_attractors": [((np.ones((1, 3, 1)), np.zeros(2, int), np.ones((1, 3, 1))), {"next_id": 0},
+                                   "previous_ids")],
+    "analysis.basin_entropy": [((np.zeros((10, 10), int),), {"box": 0}, "box")],
+    "analysis.uncertainty_exponent": [((lambda x: x, np.zeros((4, 2)), [0.1]), {}, "epsilons")],
+    "analysis.wada_merging": [((np.zeros((10, 10), int),), {"max_radius": -1}, "max_radius")],
+    "analysis.tipping_probabilities": [((np.zeros(3, int), np.zeros(4, int)), {}, "after")],
 }
 CASES = [(name, *case) for name, cases in CORPUS.items() for case in cases]
 #: The entry points the corpus names that are not names of ``meanfield`` (docs/api.md).
@@ -138,11 +197,33 @@ ENTRY = {"confirm_cycle": meanfield.attention_orbits.confirm_cycle, "aligned_sta
          "finite_weights": meanfield.finite.finite_weights}
 
 
+def entry_point(name: str):
+    """The callable the corpus names: a dotted name under ``meanfield``, or one of :data:`ENTRY`."""
+    if name in ENTRY:
+        return ENTRY[name]
+    value = mf
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
+
+
 @pytest.mark.parametrize("name, args, kwargs, key", CASES,
                          ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(CASES)])
-def test_a_bad_argument_is_refused_before_anything_compiles(name, args, kwargs, key):
-    with pytest.raises(mf.ConfigError) as refused:
-        ENTRY.get(name, getattr(mf, name, None))(*[a() if isinstance(a, Made) else a for a in args],
+def test_a_bad_argument_is_refused_before_anything_compiles(name, args, kwargs, key, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                  # a file a refused call would write lands here, and is looked for
+    expected = (mf.AnalysisError, mf.ConfigError) if name.startswith("analysis.") else (
+        mf.StoreError if name in ("sweep_results", "open_run") else mf.ConfigError)
+    with pytest.raises(expected) as refused:
+        entry_point(name)(*[a() if isinstance(a, Made) else a for a in args],
                           **{k: v() if isinstance(v, Made) else v for k, v in kwargs.items()})
     message = str(refused.value)
     assert key in message and "\n" not in message, message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_corpus_holds_every_public_callable():
+    public = [f"{prefix}{name}" for prefix, namespace in (("", mf), ("analysis.", mf.analysis), ("census.", mf.census))
+              for name in namespace.__all__]
+    callables = [name for name in public if callable(entry_point(name)) and not isinstance(entry_point(name), type(mf))
+                 and not (isinstance(entry_point(name), type) and issubclass(entry_point(name), Exception))]
+    assert sorted(set(callables) - set(CORPUS)) == []

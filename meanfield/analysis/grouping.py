@@ -121,6 +121,8 @@ def _leaders(members: np.ndarray, distance, tolerance: np.ndarray) -> list[np.nd
 def group_attractors(prints: Fingerprints, *, cycle_rtol: float = CYCLE_RTOL,
                      measure_rtol: float = MEASURE_RTOL) -> Grouping:
     """Group the starts of one parameter point into distinct attractors (rules in the module docstring)."""
+    if not isinstance(prints, Fingerprints):
+        raise AnalysisError(f"prints = {prints!r} is not allowed: must be the Fingerprints of fingerprint()")
     if not 0 < cycle_rtol < 1 or not 0 < measure_rtol < 1:
         raise AnalysisError(f"cycle_rtol = {cycle_rtol}, measure_rtol = {measure_rtol} are not allowed: "
                             "both must be in (0, 1)")
@@ -191,6 +193,9 @@ def match_attractors(previous: np.ndarray, previous_ids: np.ndarray, current: np
     if previous.ndim != 3 or current.ndim != 3 or previous.shape[1:] != current.shape[1:]:
         raise AnalysisError(f"summaries of shapes {previous.shape} and {current.shape} are not allowed: must be "
                             "(attractors, quantiles, features) with equal quantiles and features")
+    if np.shape(previous_ids) != previous.shape[:1]:
+        raise AnalysisError(f"previous_ids of shape {np.shape(previous_ids)} is not allowed: one id per previous "
+                            f"attractor, ({previous.shape[0]},)")
     ids = np.full(current.shape[0], -1, dtype=np.int64)
     if previous.shape[0] and current.shape[0]:
         extent = (current.max(axis=(0, 1)) - current.min(axis=(0, 1))).max()

@@ -169,8 +169,10 @@ def normal_form_coefficient(kind: str, evaluate, points: np.ndarray, jacobians: 
         NaN where the coefficient is undefined: I − M singular (a fold–flip; the 1:1 resonance) or
         e^{2iθ}I − M singular (the 1:3 resonance), where the normal form is another one (Kuznetsov §9.5).
     """
-    if kind not in SUPERCRITICAL_SIGN:
+    if kind == "fold":
         return None
+    if kind not in SUPERCRITICAL_SIGN:
+        raise AnalysisError(f"kind = {kind!r} is not allowed: 'fold', {', '.join(map(repr, SUPERCRITICAL_SIGN))}")
     m = monodromy(jacobians)
     if kind == "neimark_sacker" and mu is None:
         values = np.linalg.eigvals(m)

@@ -155,6 +155,9 @@ def attractor_events(ds: xr.Dataset, order=None) -> list[tuple]:
     (:meth:`~meanfield.census.continuation.AttractorContinuation.to_dataset`, or a sweep file's ``attractors/up`` group
     read with xarray): (value, id, "appears" | "vanishes", label, period), following the values in ``order`` (default:
     the order they were continued in, the dataset's ``direction``)."""
+    if not isinstance(ds, xr.Dataset) or "fraction" not in ds or "label_names" not in ds.attrs:
+        raise ConfigError(f"ds = {type(ds).__name__} is not allowed: must be a continuation dataset (fraction, label, "
+                          "period over (value, attractor))")
     axis = ds["fraction"].dims[0]
     if order is None:
         order = ds[axis].values[::-1] if ds.attrs.get("direction") == "down" else ds[axis].values

@@ -55,18 +55,19 @@ class ShockSearch:
     seed: int = 0
     tolerances: Tolerances = Tolerances()
 
-    def checked(self) -> ShockSearch:
-        """The same search, or a ConfigError naming the first option that is not allowed."""
+    def __post_init__(self):
+        """A ConfigError naming the first field that is not allowed (a record checks itself when it is made)."""
         radius = require_finite("radius", self.radius, "a number > 0")
         tol = require_finite("tol", self.tol, "a number in (0, 1)")
         if radius <= 0:
             raise ConfigError(f"radius = {self.radius!r} is not allowed: must be a number > 0")
         if not 0 < tol < 1:
             raise ConfigError(f"tol = {self.tol!r} is not allowed: must be a number in (0, 1)")
-        return ShockSearch(radius=radius, directions=require_int("directions", self.directions, 1),
-                           phases=require_int("phases", self.phases, 1), scan=require_int("scan", self.scan, 1),
-                           tol=tol, seed=require_int("seed", self.seed, 0),
-                           tolerances=check_tolerances(self.tolerances))
+        for name, low in (("directions", 1), ("phases", 1), ("scan", 1), ("seed", 0)):
+            object.__setattr__(self, name, require_int(name, getattr(self, name), low))
+        object.__setattr__(self, "radius", radius)
+        object.__setattr__(self, "tol", tol)
+        check_tolerances(self.tolerances)
 
 
 @short_repr
@@ -114,7 +115,9 @@ def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, st
     ``transient`` on is assigned. ``model``: a ModelSpec or a :class:`meanfield.Map`; ``search``: the
     rays (:class:`ShockSearch`), checked with everything else before anything runs; ``compute.backend`` runs
     them."""
-    search, backend = search.checked(), check_compute(compute).backend
+    if not isinstance(search, ShockSearch):
+        raise ConfigError(f"search = {search!r} is not allowed: must be a meanfield.census.ShockSearch")
+    backend = check_compute(compute).backend
     search.tolerances.check_run(steps, transient)
     k = require_int("k", k, 0, len(attractors.period) - 1)
     max_period, rtol = search.tolerances.max_period, search.tolerances.rtol

@@ -31,7 +31,7 @@ def start_generator(seed: int, index: int) -> np.random.Generator:
 
 
 def _counters(n, seed, first) -> range:
-    n = require_int("starts", n, 1)
+    n = require_int("n", n, 1)
     require_int("seed", seed, 0)
     return range(require_int("first", first, 0), first + n)
 
@@ -76,6 +76,9 @@ def projection_grid(model: ModelSpec, features: tuple[int, int], bounds: tuple[t
     if not (0 <= a < model.n_features and 0 <= b < model.n_features and a != b):
         raise ConfigError(f"features = {features!r} is not allowed: must be two distinct indices in "
                           f"0..{model.n_features - 1}")
+    if len(bounds) != 2 or len(shape) != 2:
+        raise ConfigError(f"bounds = {bounds!r}, shape = {shape!r} are not allowed: two (low, high) ranges and two "
+                          "counts, one per feature")
     axes = [np.linspace(lo, hi, require_int("shape", count, 1)) for (lo, hi), count in zip(bounds, shape)]
     pe = _positional_window(model)
     states = []

@@ -24,7 +24,8 @@ from functools import partial
 
 import numpy as np
 
-from ...errors import ClusterError, StoreError
+from ...errors import ClusterError, ConfigError, StoreError
+from ...model.spec import require_int
 from ...progress import check_progress, progress_bar, sigterm_interrupts
 from ..config.runfile import RunSpec, load_run
 from ..config.where import Place, where_to_compute
@@ -109,6 +110,13 @@ def sweep(run: RunSpec | str | os.PathLike, out: str | os.PathLike, *, place: Pl
     """
     check_progress(progress)
     progress = progress is not False
+    if not any(resume is allowed for allowed in (True, None, False)):
+        raise ConfigError(f"resume = {resume!r} is not allowed: must be True, None or False")
+    if not isinstance(overwrite, bool):
+        raise ConfigError(f"overwrite = {overwrite!r} is not allowed: must be True or False")
+    require_int("retries", retries, 0)
+    if callback is not None and not callable(callback):
+        raise ConfigError(f"callback = {callback!r} is not allowed: must be a function callback(done, total) or None")
     run = run if isinstance(run, RunSpec) else load_run(run)
     where = where_to_compute(run.cluster_spec, place)
     out = check_sweep(run, out, where)
