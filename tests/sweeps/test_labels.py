@@ -108,3 +108,19 @@ def test_the_results_carry_each_toruss_rotation_number_and_each_locked_cycles_fr
     angles = mf.analysis.rotation_number(mf.simulate(mf.presets.paper(beta_o=1.2502562), 300_000, 200_000))
     assert rotation[1.2502562] == 0.25 and locked[1.2502562] == angles.locked == (1, 4)
     assert all(locked[b] == (0, 0) for b in (1.244, 0.5, 1.247, 1.26))
+
+
+def test_reading_results_never_validates_the_run_again(classified, tmp_path, monkeypatch):
+    """sweep_results reads the file: with the run-file parser made to fail it still opens a current file, and one
+    whose evidence another classifier wrote (its labels then come from the stored tails)."""
+    import meanfield.sweeps.config.runfile as runfile
+    import meanfield.sweeps.results.labels as labels
+    expected = mf.sweep_results(classified)["label"].values
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the run file was parsed again")
+
+    monkeypatch.setattr(runfile, "from_dict", refuse)
+    np.testing.assert_array_equal(mf.sweep_results(classified)["label"].values, expected)
+    monkeypatch.setattr(labels, "EVIDENCE", labels.EVIDENCE + ("a_newer_measure",))     # the file's is stale now
+    np.testing.assert_array_equal(mf.sweep_results(classified)["label"].values, expected)

@@ -13,7 +13,6 @@ from ...analysis.classify import decide
 from ...analysis.evidence import EVIDENCE
 from ...analysis.labels import MISSING, label_code
 from ...errors import AnalysisError, StoreError
-from ..config.runfile import stored_run
 from ..store import datasets, read_sweep, write_analysis
 
 
@@ -49,8 +48,8 @@ def _labels_from_tails(data, thresholds: Thresholds):
     err = data.arrays["lyapunov_stderr"].reshape(tails.shape[0], -1) if "lyapunov_stderr" in data.arrays else None
     codes = np.full(tails.shape[0], label_code("unresolved"), dtype=np.int8)
     periods = np.full(tails.shape[0], -1, dtype=np.int32)
-    run = stored_run(data.run)
-    forcing = run.model.forcing_period(run.record.every)
+    # the stored model and decimation say the forcing period; reading a file never validates its run again
+    forcing = data.model().forcing_period(int(data.run["record"]["every"]))
     for i in range(tails.shape[0]):
         se = None if err is None or not np.all(err[i] >= 0) else err[i]
         try:
