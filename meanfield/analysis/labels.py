@@ -47,6 +47,38 @@ SLOW_CYCLE_HIDES = ("unresolved", "quasi_periodic")
 where the sweep's transition table checks for a stable cycle by Newton's method."""
 
 
+class PointClass(str):
+    """A point's class along a sweep (docs/classification.md §9): a value of the vocabulary, its ``label`` (one of
+    :data:`LABELS`, or ``"missing"``) with the ``period`` of a ``periodic`` one (0 for the others) — ``periodic``
+    of period 28 and of period 56 are two classes (a period doubling). It compares and prints as its name,
+    ``"periodic(28)"`` or the label, and carries both fields, so nothing reads them back from that name."""
+
+    label: str
+    period: int
+
+    def __new__(cls, label: str, period: int = 0):
+        if label not in LABELS and label != MISSING_NAME:
+            from meanfield.errors import AnalysisError
+            raise AnalysisError(f"label = {label!r} is not allowed: one of {', '.join(LABELS)} or {MISSING_NAME}")
+        period = int(period) if label == "periodic" else 0
+        self = super().__new__(cls, f"periodic({period})" if label == "periodic" else label)
+        self.label, self.period = label, period
+        return self
+
+    def __getnewargs__(self):
+        return self.label, self.period
+
+
+def point_classes(codes, periods) -> np.ndarray:
+    """The :class:`PointClass` of every point (object array, shape of ``codes``) from stored label ``codes`` and
+    ``periods``."""
+    codes, periods = np.asarray(codes, dtype=np.int64), np.asarray(periods)
+    out = np.empty(codes.shape, dtype=object)
+    for index, (name, period) in enumerate(zip(label_names(codes).ravel(), periods.ravel())):
+        out.flat[index] = PointClass(name, period)
+    return out
+
+
 def label_code(name: str) -> int:
     """The stored code of a label name (:data:`MISSING` for ``"missing"``)."""
     return MISSING if name == MISSING_NAME else LABELS.index(name)
@@ -60,5 +92,5 @@ def label_names(codes, names=LABELS) -> np.ndarray:
     return table[np.where(codes < 0, len(names), codes)]
 
 
-__all__ = ["CYCLES", "LABELS", "MISSING", "MISSING_NAME", "SLOW_CYCLE_HIDES", "UNDECIDED", "label_code",
-           "label_names"]
+__all__ = ["CYCLES", "LABELS", "MISSING", "MISSING_NAME", "SLOW_CYCLE_HIDES", "UNDECIDED", "PointClass", "label_code",
+           "label_names", "point_classes"]

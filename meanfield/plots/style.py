@@ -11,6 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..analysis.labels import LABELS, MISSING_NAME  # noqa: E402
+
 #: Text sizes and line widths of every figure, applied while it is drawn (the user's own rcParams stay as they are).
 PAPER = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
          "legend.fontsize": 7, "figure.titlesize": 9, "lines.linewidth": 1.0, "axes.linewidth": 0.6,
@@ -73,11 +75,11 @@ def label(observable: str, feature: int, wrap: bool = False) -> str:
     return f"${SYMBOLS[observable]}_{feature + 1}$" + ("\n" if wrap else " ") + f"({NAMES[observable]})"
 
 
-#: One colour per attractor class, distinguishable with every common colour-vision deficiency (the palette of
-#: Okabe & Ito, "Color universal design", 2008); backgrounds use them with transparency (docs/classification.md).
-CLASS_COLOURS = {"fixed_point": "#000000", "periodic": "#0072B2", "quasi_periodic": "#E69F00",
-                 "chaotic": "#009E73", "hyperchaotic": "#CC79A7", "unresolved": "#999999",
-                 "divergent": "#D55E00", "missing": "white"}
+#: One colour per label of the vocabulary (:data:`meanfield.analysis.LABELS`, in code order, then "missing"),
+#: distinguishable with every common colour-vision deficiency (the palette of Okabe & Ito, "Color universal
+#: design", 2008); backgrounds use them with transparency (docs/classification.md).
+CLASS_COLOURS = dict(zip((*LABELS, MISSING_NAME), ("#000000", "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#999999",
+                                                   "#D55E00", "white"), strict=True))
 #: Transparency of class colours used as backgrounds.
 BACKGROUND_ALPHA = 0.35
 

@@ -9,11 +9,11 @@ import json
 import numpy as np
 
 from ...analysis import LABELS, Thresholds
-from ...analysis.labels import MISSING
+from ...analysis.labels import MISSING, point_classes
 from ..store import open_run, read_refinements
 from ..store.schema import label_flags
 from .labels import decide_points, point_labels, rotations
-from .refine import class_names, transitions
+from .refine import transitions
 
 #: Datasets of a refinement round carried into the Dataset (as ``refined_<name>``, first dimension ``refined``).
 REFINED = ("hist", "band_values")
@@ -44,14 +44,14 @@ def sweep_results(path, thresholds: Thresholds = Thresholds()):
     ds.attrs["thresholds"] = json.dumps(thresholds.__dict__, default=str)
     if len(axes) != 1:
         return ds
-    values, names = [ds[axes[0]].values], [class_names(codes, periods)]
+    values, names = [ds[axes[0]].values], [point_classes(codes, periods)]
     rounds = read_refinements(path, ("evidence",) + REFINED)
     refined = {"value": [], "label": [], "period": [], **{name: [] for name in REFINED}}
     for rnd in rounds:
         round_codes, round_periods = decide_points(rnd["arrays"]["evidence"], thresholds, rnd["evidence_keys"])
         round_codes[~rnd["arrays"]["done"].astype(bool)] = MISSING
         values.append(rnd["values"])
-        names.append(class_names(round_codes, round_periods))
+        names.append(point_classes(round_codes, round_periods))
         for key, array in (("value", rnd["values"]), ("label", round_codes), ("period", round_periods),
                            *((name, rnd["arrays"][name]) for name in REFINED)):
             refined[key].append(array)

@@ -1,13 +1,13 @@
 """Locating transitions: bisect between neighbouring points of a 1-D sweep whose classes differ
 (docs/classification.md §9).
 
-A class is the label with its period (``periodic(28)`` and ``periodic(56)`` differ: a period doubling). Each
-round takes every pair of neighbouring points (base grid and earlier rounds together, sorted along the axis)
-whose classes differ and whose distance exceeds the requested resolution, and computes the points halfway
-between them — a sweep of its own over that explicit grid, stored in the group ``refine/round_NN`` of the same
-file with the layout of a sweep file (docs/storage.md §6). Rounds repeat until every bracket is at most the
-resolution wide. Everything is deterministic (labels are bitwise reproducible), so an interrupted refinement
-resumes: a round that exists is reopened and only its missing points are computed.
+A class is the label with its period (:class:`~meanfield.analysis.labels.PointClass`: periodic of period 28 and of 56
+differ, a period doubling). Each round takes every pair of neighbouring points (base grid and earlier rounds together,
+sorted along the axis) whose classes differ and whose distance exceeds the requested resolution, and computes the points
+halfway between them — a sweep of its own over that explicit grid, stored in the group ``refine/round_NN`` of the same
+file with the layout of a sweep file (docs/storage.md §6). Rounds repeat until every bracket is at most the resolution
+wide. Everything is deterministic (labels are bitwise reproducible), so an interrupted refinement resumes: a round that
+exists is reopened and only its missing points are computed.
 
 Bisection finds one transition per bracket: where the classes alternate faster than the base grid resolves
 (windows inside chaos), the table shows the transitions the bisection met, not all of them.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis import Thresholds
-from ...analysis.labels import MISSING, MISSING_NAME, label_code, label_names
+from ...analysis.labels import MISSING, MISSING_NAME, PointClass, point_classes
 from ...errors import ConfigError, StoreError
 from ...progress import progress_bar
 from ..config.runfile import stored_run
@@ -38,20 +38,12 @@ class Transition:
 
     low: float
     high: float
-    below: str
-    above: str
+    below: PointClass
+    above: PointClass
 
     @property
     def width(self) -> float:
         return self.high - self.low
-
-
-def class_names(codes: np.ndarray, periods: np.ndarray) -> np.ndarray:
-    """Class of each point: its label, with the period for ``periodic`` (``"missing"`` where not computed)."""
-    names = label_names(codes.ravel())
-    periodic = codes.ravel() == label_code("periodic")
-    names[periodic] = [f"periodic({p})" for p in periods.ravel()[periodic]]
-    return names
 
 
 def transitions(values: np.ndarray, names: np.ndarray) -> list:
@@ -59,8 +51,7 @@ def transitions(values: np.ndarray, names: np.ndarray) -> list:
     keep = names != MISSING_NAME
     order = np.argsort(values[keep], kind="stable")
     v, n = values[keep][order], names[keep][order]
-    return [Transition(float(v[i]), float(v[i + 1]), str(n[i]), str(n[i + 1]))
-            for i in range(len(v) - 1) if n[i] != n[i + 1]]
+    return [Transition(float(v[i]), float(v[i + 1]), n[i], n[i + 1]) for i in range(len(v) - 1) if n[i] != n[i + 1]]
 
 
 def classified_points(path, thresholds: Thresholds = Thresholds(), rounds: int | None = None) -> tuple:
@@ -71,12 +62,12 @@ def classified_points(path, thresholds: Thresholds = Thresholds(), rounds: int |
         raise ConfigError(f"locating transitions needs a 1-D sweep; {path!r} has axes {data.axes}")
     axis = data.axes[0]
     codes, periods = point_labels(path, thresholds)
-    values, names = [data.coords[axis]], [class_names(codes, periods)]
+    values, names = [data.coords[axis]], [point_classes(codes, periods)]
     for rnd in read_refinements(path, ("evidence",))[:rounds]:
         codes, periods = decide_points(rnd["arrays"]["evidence"], thresholds, rnd["evidence_keys"])
         codes[~rnd["arrays"]["done"].astype(bool)] = MISSING
         values.append(rnd["values"])
-        names.append(class_names(codes, periods))
+        names.append(point_classes(codes, periods))
     return axis, np.concatenate(values), np.concatenate(names)
 
 
@@ -142,4 +133,4 @@ def transition_table(axis: str, found: list, resolution: float | None = None) ->
     return "\n".join(lines if found else [head + ": none"])
 
 
-__all__ = ["Transition", "class_names", "transitions", "classified_points", "refine", "transition_table"]
+__all__ = ["Transition", "transitions", "classified_points", "refine", "transition_table"]

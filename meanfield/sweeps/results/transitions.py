@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED
+from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED, PointClass
 from ...attention_orbits import confirm_cycle
 from ...census.system import as_system
 from ...errors import AnalysisError, ConfigError
@@ -34,8 +34,8 @@ class LocatedTransition:
 
     low: float
     high: float
-    below: str
-    above: str
+    below: PointClass
+    above: PointClass
     kind: str
     value: float | None = None
     rotation_number: float | None = None
@@ -45,14 +45,12 @@ class LocatedTransition:
         return "labels" if self.value is None else "multipliers"
 
 
-def cycle_period(name: str, context: int) -> int | None:
-    """The orbit period behind a class name: L for ``fixed_point`` (the rest cycle of the forced map), q for
-    ``periodic(q)``, None for classes without an orbit to continue."""
-    if name == "fixed_point":
+def cycle_period(point: PointClass, context: int) -> int | None:
+    """The orbit period behind a class: L for ``fixed_point`` (the rest cycle of the forced map), its period for
+    ``periodic``, None for classes without an orbit to continue."""
+    if point.label == "fixed_point":
         return context
-    if name.startswith("periodic("):
-        return int(name[len("periodic("):-1])
-    return None
+    return point.period if point.label == "periodic" else None
 
 
 def final_states(path) -> list:
@@ -81,12 +79,12 @@ class ConfirmedCycle:
     state converges to; ``largest`` = max|μ| of that cycle."""
 
     value: float
-    was: str
-    now: str
+    was: PointClass
+    now: PointClass
     largest: float
 
 
-def _neighbour_classes(names, index: int) -> list[str]:
+def _neighbour_classes(names, index: int) -> list[PointClass]:
     """The nearest resolved class on each side of point ``index`` (``names`` sorted by value)."""
     found = []
     for step in (-1, +1):
