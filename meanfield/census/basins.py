@@ -182,18 +182,23 @@ def plane_ids(model: ModelSpec, plane_: Plane, rows: range, known: KnownAttracto
     return ids.reshape(len(rows), plane_.v.size)
 
 
-def basin_map(model: ModelSpec, attractors, plane_: Plane, steps: int, transient: int, *,
+def basin_map(model: ModelSpec, attractors, plane: Plane, steps: int, transient: int, *,
               tolerances: Tolerances = Tolerances(), compute: Compute = Compute()) -> np.ndarray:
-    """The basin map (u, v) of ``model`` on ``plane_`` in one process: the id of each pixel's attractor among
+    """The basin map (u, v) of ``model`` on ``plane`` in one process: the id of each pixel's attractor among
     ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`~meanfield.census.basins.KnownAttractors`), −1
     unresolved, with the census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default
     :data:`BASIN_CHUNK`; memory, the map does not depend on it). A sweep with a ``[basins]`` table computes the same map
     on a cluster (docs/basins.md §7)."""
     tolerances, compute = check_tolerances(tolerances), check_compute(compute)
     tolerances.check_run(steps, transient)
+    if not isinstance(plane, Plane):
+        raise ConfigError(f"plane = {plane!r} is not allowed: must be a meanfield.census.plane(...)")
+    if not isinstance(attractors, KnownAttractors) and not hasattr(attractors, "attractors"):
+        raise ConfigError(f"attractors = {attractors!r} is not allowed: must be a census (find_attractors) or "
+                          "KnownAttractors")
     known = attractors if isinstance(attractors, KnownAttractors) else KnownAttractors.from_census(attractors)
-    chunk, n = compute.chunk or BASIN_CHUNK, plane_.u.size
-    return np.concatenate([plane_ids(model, plane_, range(lo, min(n, lo + chunk)), known, steps, transient,
+    chunk, n = compute.chunk or BASIN_CHUNK, plane.u.size
+    return np.concatenate([plane_ids(model, plane, range(lo, min(n, lo + chunk)), known, steps, transient,
                                      max_period=tolerances.max_period, rtol=tolerances.rtol, backend=compute.backend)
                            for lo in range(0, n, chunk)])
 
