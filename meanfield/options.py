@@ -52,8 +52,11 @@ class Record:
     every: int = 1
 
     def __post_init__(self):
-        fields = OBSERVABLES if self.fields is None else (
-            (self.fields,) if isinstance(self.fields, str) else tuple(self.fields))
+        try:
+            fields = OBSERVABLES if self.fields is None else (
+                (self.fields,) if isinstance(self.fields, str) else tuple(self.fields))
+        except TypeError:
+            fields = (self.fields,)                        # not names at all: refused below
         if any(f not in OBSERVABLES for f in fields) or len(set(fields)) != len(fields):
             raise ConfigError(f"record = {list(fields)} is not allowed: choose distinct names from "
                               f"{list(OBSERVABLES)}")

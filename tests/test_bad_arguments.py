@@ -57,7 +57,8 @@ CORPUS = {
     "simulate": [
         ((PAPER, 0), {}, "steps"), ((PAPER, 2.5), {}, "steps"), ((PAPER, 10, -1), {}, "transient"),
         ((PAPER, 10, 10), {}, "transient"), ((PAPER, 10), {"lyapunov": 13}, "lyapunov"),
-        ((PAPER, 10), {"record": "nope"}, "record"), ((PAPER, 10), {"record": Made(mf.Record, every=0)}, "every"),
+        ((PAPER, 10), {"record": "nope"}, "record"), ((PAPER, 10), {"record": 5}, "record"),
+        ((PAPER, 10), {"record": Made(mf.Record, every=0)}, "every"),
         ((PAPER, 10), {"lyapunov": Made(mf.Lyapunov, qr_every=0)}, "qr_every"),
         ((PAPER, 10), {"lyapunov": Made(mf.Lyapunov, n_blocks=2.5)}, "n_blocks"),
         ((PAPER, 100, 95), {"lyapunov": mf.Lyapunov(n_blocks=6)}, "n_blocks"),
