@@ -100,6 +100,7 @@ CORPUS = {
         ((PAPER, Made(mf.census.Starts, 8, seed=-1), 4000, 2000), {}, "seed"),
         ((PAPER, Made(mf.census.Starts, 8, sampler="nope"), 4000, 2000), {}, "sampler"),
         ((PAPER, [], 4000, 2000), {}, "starts"), ((PAPER, "eight", 4000, 2000), {}, "starts"),
+        ((PAPER, None, 4000, 2000), {}, "starts"), ((PAPER, 8.0, 4000, 2000), {}, "starts"),
         ((PAPER, 8, 4000, 2000), {"tolerances": Made(mf.census.Tolerances, max_period=0)}, "max_period"),
         ((PAPER, 8, 4000, 2000), {"tolerances": Made(mf.census.Tolerances, cycle_rtol=-1)}, "cycle_rtol"),
         ((PAPER, 8, 4000, 2000), {"tolerances": (1e-4, 0.05)}, "tolerances"),

@@ -45,12 +45,10 @@ class Starts:
             return value
         if isinstance(value, int | np.integer) and not isinstance(value, bool):
             return cls(value)
-        if isinstance(value, str | bytes | bool | float):
-            raise ConfigError(f"starts = {value!r} is not allowed: a number of starts, a meanfield.census.Starts or "
-                              "a non-empty list of states")
-        states = list(value)
+        states = list(value) if hasattr(value, "__iter__") and not isinstance(value, str | bytes) else []
         if not states:
-            raise ConfigError("starts: need a number of starts or a non-empty list of states")
+            raise ConfigError(f"starts = {value!r} is not allowed: a number of starts, a meanfield.census.Starts or a "
+                              "non-empty list of states")
         return states
 
     def draw(self, system) -> list:
