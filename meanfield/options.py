@@ -77,7 +77,8 @@ class Compute:
     ``backend``: "cpu", "cuda" or "cuda:float32" (the cuda backends need the GPU extra: BackendError without a
     GPU), or a kernel ``kernel(batch) -> BatchOutput`` (:mod:`meanfield.kernels`). ``progress``: a bar on
     stderr — None (the default) once the work has run a second, True at once, False never. ``chunk``: starts or
-    pixel rows per kernel call (memory; None: the tool's default)."""
+    pixel rows per kernel call (memory; None: the tool's default). A tool refuses a field it has no use for (a
+    chunk to ``simulate_batch``, a bar to ``basin_map``) rather than ignore it."""
 
     backend: object = "cpu"
     progress: bool | None = None
@@ -94,11 +95,16 @@ class Compute:
             object.__setattr__(self, "chunk", require_int("chunk", self.chunk, 1))
 
 
-def check_compute(compute) -> Compute:
-    """``compute`` if it is a :class:`Compute`, else a ConfigError naming what is allowed."""
+def check_compute(compute, tool: str, *unused: str) -> Compute:
+    """``compute`` if it is a :class:`Compute` that sets none of the fields ``tool`` has no use for (``"chunk"``,
+    ``"progress"``: a bar it does not draw), else a ConfigError naming the field — an option is refused, never
+    ignored."""
     if not isinstance(compute, Compute):
         raise ConfigError(f"compute = {compute!r} is not allowed: must be a meanfield.Compute (backend, progress, "
                           "chunk)")
+    for name in unused:
+        if getattr(compute, name) not in (None, False):
+            raise ConfigError(f"{name} = {getattr(compute, name)!r} is not allowed: {tool} takes no {name}")
     return compute
 
 

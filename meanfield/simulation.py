@@ -239,7 +239,7 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         the batch has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds; False: none.
     """
     steps, transient = check_lengths(steps, transient)
-    recording, compute = Record.of(record), check_compute(compute)
+    recording, compute = Record.of(record), check_compute(compute, "simulate_batch", "chunk")
     spectrum = lyapunov if isinstance(lyapunov, Lyapunov) else None
     selection = np.array([OBSERVABLES.index(r) for r in recording.fields], dtype=np.int64)
     record_every, backend, progress = recording.every, compute.backend, compute.progress

@@ -189,7 +189,7 @@ def basin_map(model: ModelSpec, attractors, plane: Plane, steps: int, transient:
     unresolved, with the census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default
     :data:`BASIN_CHUNK`; memory, the map does not depend on it). A sweep with a ``[basins]`` table computes the same map
     on a cluster (docs/basins.md §7)."""
-    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute, "basin_map", "progress")
     tolerances.check_run(steps, transient)
     if not isinstance(plane, Plane):
         raise ConfigError(f"plane = {plane!r} is not allowed: must be a meanfield.census.plane(...)")

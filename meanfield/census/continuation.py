@@ -309,7 +309,7 @@ def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, ste
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers") from None
     if values.size < 1 or not np.all(np.isfinite(values)):
         raise ConfigError(f"values = {values!r} is not allowed: must be one or more finite numbers")
-    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute, "continue_attractors")
     tolerances.check_run(steps, transient)
     starts = Starts.of(starts)
     options = dict(lyapunov=lyapunov, max_period=tolerances.max_period, rtol=tolerances.rtol,
@@ -319,8 +319,8 @@ def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, ste
         for value in values:
             at = system.replace(**{parameter: float(value)})
             starts_at = starts.draw(at) if isinstance(starts, Starts) else starts
-            fresh.append(fresh_census(at, starts_at, steps, transient, chunk=len(starts_at), counted=len(starts_at),
-                                      progress=False if progress else progress, **options))
+            fresh.append(fresh_census(at, starts_at, steps, transient, chunk=compute.chunk or len(starts_at),
+                                      counted=len(starts_at), progress=False if progress else progress, **options))
             bar.update(1)
     return continue_censuses(system, parameter, values, fresh, steps, transient, match_rtol=tolerances.match_rtol,
                              **options)

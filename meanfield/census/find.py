@@ -197,7 +197,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool
     ~meanfield.census.find.Census
         The cycles that move with the start are one entry per family (:mod:`~meanfield.census.families`).
     """
-    tolerances, compute = check_tolerances(tolerances), check_compute(compute)
+    tolerances, compute = check_tolerances(tolerances), check_compute(compute, "find_attractors")
     tolerances.check_run(steps, transient)
     horizon = require_int("transients", transients, 0)
     if 0 < horizon < steps:

@@ -117,7 +117,7 @@ def minimal_critical_shock(model, attractors: KnownAttractors, k: int, state, st
     them."""
     if not isinstance(search, ShockSearch):
         raise ConfigError(f"search = {search!r} is not allowed: must be a meanfield.census.ShockSearch")
-    backend = check_compute(compute).backend
+    backend = check_compute(compute, "minimal_critical_shock", "chunk", "progress").backend
     search.tolerances.check_run(steps, transient)
     k = require_int("k", k, 0, len(attractors.period) - 1)
     max_period, rtol = search.tolerances.max_period, search.tolerances.rtol
