@@ -52,7 +52,8 @@ def ours(points, steps, exponents):
     import meanfield as mf
     model = mf.presets.sigma(**PARAMETERS)
     betas = np.linspace(1.0, 3.0, points)
-    kw = dict(parameters={"beta_o": betas}, lyapunov=exponents or False, record=("mo_se",), progress=False)
+    kw = dict(parameters={"beta_o": betas}, lyapunov=exponents or False, record=("mo_se",),
+              compute=mf.Compute(progress=False))
     start_state = mf.simulate(model, 8).final_state            # a full window, as exponents need
     mf.simulate_batch(model, 20, 10, start=start_state, **kw)  # compile
     start = time.process_time()
