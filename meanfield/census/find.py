@@ -174,7 +174,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool
         its box; an integer n is ``Starts(n)``), or the starts themselves (States, or a Map's arrays).
     steps, transient : int
         Iterations per start; the attention row is recorded (and exponents accumulated) from ``transient`` on.
-        The tail steps − transient must hold two periods of the longest cycle (``max_period``) and, for
+        The tail steps − transient must hold two periods of the longest cycle (``tolerances.max_period``) and, for
         aperiodic sets, enough samples of the measure (docs/attractors.md §4). Each group's representative
         then runs on for :data:`~meanfield.census.find.CONFIRM_TAILS` tails more (its confirmation, module docstring).
     lyapunov : bool, int or ~meanfield.Lyapunov
