@@ -9,7 +9,6 @@ from __future__ import annotations
 import getpass
 import glob
 import importlib.util
-import math
 import os
 import re
 import shutil
@@ -118,33 +117,16 @@ def test_two_jobs_equal_local_bitwise(two_cpus, quick, tmp_path):
     wait_until(lambda: not live_jobs(), "the sweep's jobs leave the queue")
 
 
-def _seconds_per_point(text: str, size: int) -> float:
-    """This machine's single-thread time of one point of ``text`` in chunks of ``size`` points (median of three
-    chunks; the CPU kernel advances tiles of points together, so the cost per point depends on the chunk)."""
-    from meanfield.sweeps.execute.tasks import compute_chunk
-    run = mf.load_run(text)
-    compute_chunk(run, np.array([0]), np.array([-1]))            # numba's cache loaded
-    times = []
-    for start in (0, size, 2 * size):
-        begin = time.perf_counter()
-        compute_chunk(run, np.arange(start, start + size), np.full(size, -1))
-        times.append((time.perf_counter() - begin) / size)
-    return sorted(times)[1]
-
-
 def test_a_sweep_longer_than_its_walltime_is_served_by_successive_jobs_and_equals_local(slurm, tmp_path):
-    """One job of walltime 1 min whose worker retires after 20 ± 3 s: the sweep (sized to 80 s of one core, so
-    that with the jobs' restarts it outlasts the walltime) is served by successive jobs, none killed by SLURM, and
-    equals the LocalCluster's arrays. A retiring worker ends its job only once its running chunk is done (the
-    kernel does not stop mid-call), so the 37 s left to the walltime hold the worker's start-up and one chunk
-    (~2 s) even on a loaded machine. Two jobs compute at most 2 × (23 s + one chunk) ≈ 50 s, so 80 s need at least
-    three even if this machine runs 1.6× faster than measured below."""
-    walltime = 60
+    """One job of walltime 1 min whose worker retires after 20 ± 3 s: the sweep (a fixed size, 36 chunks of 64
+    points × 160 000 steps with 12 exponents, 83–96 s of one core on this project's VM in its fastest state seen,
+    2026-11-29, and longer on a slower one; the test reads no clock) outlasts the walltime, is served by successive
+    jobs, none killed by SLURM, and equals the LocalCluster's arrays. A retiring worker ends its job only once its
+    running chunk is done (the kernel does not stop mid-call), so the 37 s left to the walltime hold the worker's
+    start-up and one chunk (2.3–2.7 s there) even on a loaded machine. Two jobs compute at most 2 × (23 s + one
+    chunk) ≈ 51 s, so the sweep needs at least three unless the machine runs 1.6× faster than that VM."""
     chunk = 64                                                   # one tile of the CPU kernel
-    per_point = _seconds_per_point(tiny_text(num=3 * chunk, steps=40000, transient=10000, lyapunov=12), chunk)
-    steps = 40000 * max(1, round(2 / (per_point * chunk)))       # a chunk takes about 2 s
-    num = chunk * math.ceil(4 * walltime / 3 / (per_point * chunk * steps / 40000))
-    text = tiny_text(num=num, steps=steps, transient=steps // 4, lyapunov=12, chunk=chunk)
+    text = tiny_text(num=36 * chunk, steps=160_000, transient=40_000, lyapunov=12, chunk=chunk)
     logs = tmp_path / "logs"
     (tmp_path / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="20s",
                                                   lifetime_stagger="3s", patience="5m"))
@@ -162,7 +144,7 @@ def test_a_sweep_longer_than_its_walltime_is_served_by_successive_jobs_and_equal
     assert len(job_ids(logs)) >= 3, "every job ran one worker generation; the sweep needed at least three"
     logged = "".join(open(path).read() for path in glob.glob(os.path.join(logs, "*.err")))
     assert "worker-lifetime-reached" in logged and "DUE TO TIME LIMIT" not in logged
-    print(f"job succession: {num} points, jobs {sorted(job_ids(logs), key=int)}")
+    print(f"job succession: {36 * chunk} points, jobs {sorted(job_ids(logs), key=int)}")
 
 
 def test_scancel_of_a_job_mid_run_changes_nothing(two_cpus, tmp_path):
