@@ -72,11 +72,12 @@ class PointClass(str):
 def point_classes(codes, periods) -> np.ndarray:
     """The :class:`PointClass` of every point (object array, shape of ``codes``) from stored label ``codes`` and
     ``periods``."""
-    codes, periods = np.asarray(codes, dtype=np.int64), np.asarray(periods)
-    out = np.empty(codes.shape, dtype=object)
-    for index, (name, period) in enumerate(zip(label_names(codes).ravel(), periods.ravel())):
-        out.flat[index] = PointClass(name, period)
-    return out
+    codes = np.asarray(codes, dtype=np.int64)
+    periods = np.where(codes == LABELS.index("periodic"), np.asarray(periods, dtype=np.int64), 0)
+    pairs, inverse = np.unique(np.stack([codes.ravel(), periods.ravel()]), axis=1, return_inverse=True)
+    table = np.empty(pairs.shape[1], dtype=object)        # one value per distinct class, shared by its points
+    table[:] = [PointClass(name, period) for name, period in zip(label_names(pairs[0]), pairs[1])]
+    return table[inverse.ravel()].reshape(codes.shape)
 
 
 def label_code(name: str) -> int:
