@@ -65,7 +65,8 @@ class Record:
 
     @classmethod
     def of(cls, value) -> Record:
-        """The record ``record = value`` asks for: the record itself, or observable names (one or several)."""
+        """The record ``record = value`` asks for: the record itself, or observable names (one or several; None:
+        all of them)."""
         return value if isinstance(value, cls) else cls(fields=value)
 
 

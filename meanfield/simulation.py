@@ -228,8 +228,8 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         a gain in ``parameters``), the k leading exponents (:mod:`meanfield.model.run_rules`), or a
         :class:`~meanfield.Lyapunov` that also sets the QR interval and the blocks of the standard errors.
         Needs a full window (D = L) at t = transient.
-    record : str, list of str or ~meanfield.Record
-        Observables to record, or a :class:`~meanfield.Record` that also decimates (every ``every``-th
+    record : str, list of str, ~meanfield.Record or None
+        Observables to record (None: all), or a :class:`~meanfield.Record` that also decimates (every ``every``-th
         iteration from ``transient`` on).
     compute : ~meanfield.Compute
         The backend ("cpu", "cuda", "cuda:float32"; the cuda backends need the GPU extra, BackendError without
@@ -326,8 +326,8 @@ def simulate(model, steps: int, transient: int = 0, *, start: State | None = Non
     """
     if hasattr(model, "simulate"):         # a system (docs/architecture.md): it runs itself
         return model.simulate(steps, transient, start=start, lyapunov=lyapunov, record=record, compute=compute)
-    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov,
-                          record=OBSERVABLES if record is None else record, compute=compute).point(0)
+    return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
+                          compute=compute).point(0)
 
 
 def attention_jacobian(model: ModelSpec, state: State) -> np.ndarray:

@@ -18,7 +18,6 @@ from ..analysis.orbits import PeriodicOrbit
 from ..attention_orbits import confirm_cycle, curve_family, orbit_problem
 from ..errors import ConfigError
 from ..model import Control
-from ..model.layout import OBSERVABLES
 from ..model.spec import SCALAR_PARAMETERS, ModelSpec
 from ..model.state import State
 from ..options import Compute
@@ -56,10 +55,9 @@ class AttentionSystem:
         self.index(name)
         return getattr(self.model, name)
 
-    def simulate(self, steps: int, transient: int = 0, *, record=None, **options):
+    def simulate(self, steps: int, transient: int = 0, **options):
         """One run, as :func:`meanfield.simulate` of the model."""
-        return simulate_batch(self.model, steps, transient, record=OBSERVABLES if record is None else record,
-                              **options).point(0)
+        return simulate_batch(self.model, steps, transient, **options).point(0)
 
     def orbit_problem(self, state: State | None, transient: int, period: int | None, parameter: str | None = None,
                       value: float | None = None):
