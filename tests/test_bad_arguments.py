@@ -3,6 +3,7 @@ every way into compiled code made to fail, each documented argument given a valu
 allow is answered by a ConfigError naming that argument (an AnalysisError from the generic analysis, a StoreError
 for a file that is not there), in one line, and nothing is written (README, "Reliability"). The corpus holds every
 callable of the public API (docs/api.md)."""
+import functools
 import math
 
 import numba
@@ -42,14 +43,8 @@ def nothing_compiled_or_run(monkeypatch):
     monkeypatch.setattr(meanfield.analysis.maps, "_orbit", refuse)
 
 
-class Made:
-    """An option record made inside the test (a record checks its fields when it is made)."""
-
-    def __init__(self, record, *args, **fields):
-        self.record, self.args, self.fields = record, args, fields
-
-    def __call__(self):
-        return self.record(*self.args, **self.fields)
+#: An option record made inside the test, a call deferred (a record checks its fields when it is made).
+Made = functools.partial
 
 
 CORPUS = {

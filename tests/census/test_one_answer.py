@@ -5,6 +5,8 @@ The three parameter values are where the census and the classifier used to disag
 β_o = 1.24 (a spiral decaying onto the rest cycle, 0.0009 below its Neimark–Sacker point, was reported as two
 "periodic" attractors of periods 16 and 116), 1.26405 (a long transient reported as a chaotic attractor) and
 1.30 (a set with every exponent negative reported as a torus)."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -81,14 +83,8 @@ def test_a_group_is_an_attractor_only_if_its_representative_stays(targets, expec
     assert _destinations(np.array(targets)).tolist() == expected
 
 
-class Made:
-    """Tolerances made inside the test (a record checks its fields when it is made)."""
-
-    def __init__(self, **fields):
-        self.fields = fields
-
-    def __call__(self):
-        return mf.census.Tolerances(**self.fields)
+#: Tolerances made inside the test, a call deferred (a record checks its fields when it is made).
+Made = functools.partial(functools.partial, mf.census.Tolerances)
 
 
 @pytest.mark.parametrize("options", [
@@ -104,7 +100,7 @@ def test_bad_options_are_refused_before_any_kernel_runs(monkeypatch, options):
 
     def call(entry, *leading):
         entry(*leading, **(dict(starts=8, steps=2_000, transient=1_000)
-                           | {k: v() if isinstance(v, Made) else v for k, v in options.items()}))
+                           | {k: v() if isinstance(v, functools.partial) else v for k, v in options.items()}))
 
     with pytest.raises(ConfigError):
         call(mf.find_attractors, mf.presets.paper(beta_o=1.3))
