@@ -1,15 +1,16 @@
 """Models of many features: the kernel over the sign classes a model's columns carry (K rows), against the same
 model with all 2^(M-1) rows (the tables before, M <= 16) and the numpy peer (bench/numpy_peer.py), in one run.
 
-Usage: python bench/many_features.py [--points 256] [--seconds 2] [--skip-first-step]
+Usage: python bench/many_features.py [--points 256] [--seconds 2] [--skip-first-step] [--scaling]
 
 Besides the rates: the first step at a new M (a fresh process per M, the kernels' disk cache warm, the time of
-the one call that runs a step, the import excluded) and the leading 8 exponents at M = 64.
+the one call that runs a step, the import excluded) and the leading 8 exponents at M = 64. ``--scaling`` adds
+three one-factor series, the other two sizes held at M = 64, L = 16, N_se = 128: M from 8 to 256, L from 4 to
+256, N_se from 128 to 4 096 (K = N_se there, up to 2^(M-1)).
 
 A step is one point advanced one iteration, without exponents; the kernel's rate is marginal (between runs of s
 and 4s steps, the best of three each), after a warm-up call whose time, compilation included, is printed as
-"first call". The load average is printed
-before and after.
+"first call"; the ratio is the kernel's rate over the peer's. The load average is printed before and after.
 """
 import argparse
 import os
@@ -103,11 +104,38 @@ def first_step(n_features):
     return float(done.stdout.strip().splitlines()[-1])
 
 
+#: The one-factor series of ``--scaling``: (the factor, its values); the others stay at SCALING_BASE.
+SCALING_BASE = dict(n_features=64, context=16, semantic_bits=128)
+SCALING = (("n_features", (8, 16, 32, 64, 128, 256)),
+           ("context", (4, 16, 64, 256)),
+           ("semantic_bits", (128, 512, 1024, 4096)))
+
+
+def rate_row(label, model, points, seconds):
+    """Print one row: the kernel's rate and the numpy peer's (and the first call, compilation included)."""
+    first, rate = kernel_rate(model, points, seconds)
+    peer = peer_rate(model, points, seconds)
+    print(f"{label:<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g} {peer:>11.3g} "
+          f"{rate / peer:>7.0f}x", flush=True)
+
+
+def scaling(points, seconds):
+    """The three one-factor series of SCALING."""
+    for factor, values in SCALING:
+        for value in values:
+            case = dict(SCALING_BASE, **{factor: value})
+            case["pe_bits"] = max(1, (case["context"] - 1).bit_length())
+            model = mf.presets.random(seed=7, **case)
+            label = f"{factor}: M={case['n_features']} N_se={case['semantic_bits']} L={case['context']}"
+            rate_row(label, model, points, seconds)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=256)
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--skip-first-step", action="store_true")
+    ap.add_argument("--scaling", action="store_true", help="add the one-factor series in M, L and N_se")
     args = ap.parse_args(argv)
     print(f"load average before: {os.getloadavg()}")
     if not args.skip_first_step:
@@ -115,7 +143,7 @@ def main(argv=None):
         for n_features in (24, 40, 64, 96):
             print(f"first step at M = {n_features} (fresh process, warm cache): {first_step(n_features):.2f} s",
                   flush=True)
-    print(f"{'model':<44} {'K':>6} {'first call s':>12} {'steps/s':>10} {'numpy peer':>11}")
+    print(f"{'model':<44} {'K':>6} {'first call s':>12} {'steps/s':>10} {'numpy peer':>11} {'ratio':>8}")
     cases = [dict(n_features=3, semantic_bits=128, context=4, pe_bits=2),
              dict(n_features=16, semantic_bits=128, context=8, pe_bits=3),
              dict(n_features=32, semantic_bits=128, context=8, pe_bits=3),
@@ -125,10 +153,7 @@ def main(argv=None):
     for case in cases:
         model = mf.presets.random(seed=7, **case)
         label = f"M={case['n_features']} N_se={case['semantic_bits']} L={case['context']}"
-        first, rate = kernel_rate(model, args.points, args.seconds)
-        peer = peer_rate(model, args.points, args.seconds)
-        print(f"{label + ', sign classes':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g} "
-              f"{peer:>11.3g}", flush=True)
+        rate_row(label + ", sign classes", model, args.points, args.seconds)
         if case["n_features"] == 64:
             first, rate = kernel_rate(model, args.points, args.seconds, exponents=8)
             print(f"{label + ', 8 exponents':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",
@@ -138,6 +163,8 @@ def main(argv=None):
             first, rate = kernel_rate(full, args.points, args.seconds)
             print(f"{label + ', all 2^(M-1) rows':<44} {full.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",
                   flush=True)
+    if args.scaling:
+        scaling(args.points, args.seconds)
     print(f"load average after: {os.getloadavg()}")
 
 
