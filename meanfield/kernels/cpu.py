@@ -89,7 +89,9 @@ def _libm(jit):
 #: Math libraries a CPU kernel can be built with: ``lane`` (:mod:`.lane_math`, vectorised, the default) and
 #: ``libm`` (what the kernel computed before lane math; tests and benchmarks compare the two).
 MATH_LIBRARIES = {"lane": lane_math.build, "libm": _libm}
-_SOURCES = [pathlib.Path(__file__).parent / name for name in ("step.py", "lane_sums.py", "lane_math.py", "cpu.py")]
+_SOURCES = [pathlib.Path(__file__).parent / name for name in ("step.py", "map_stages.py", "tangent_stages.py",
+                                                             "tile_stages.py", "lane_sums.py", "lane_math.py",
+                                                             "cpu.py")]
 _SOURCES.append(pathlib.Path(__file__).parents[1] / "model" / "layout.py")
 _DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in _SOURCES)).hexdigest()[:16]
 

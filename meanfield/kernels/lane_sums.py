@@ -1,9 +1,9 @@
-"""Run-time sizes (docs/model.md §3.3, "Sizes"): the step functions of :mod:`.step` that sum over features, sign
-classes or window rows, written for L, M, J read from the arrays' shapes. Each sum accumulates in an array, one lane
-per element, with the loop over lanes innermost, so that LLVM vectorises it without constant sizes (the
-fixed-size functions of :mod:`.step` keep their sums in registers over unrolled loops instead). Each lane adds the
-same terms in the same order as there: the same bits. Arguments and results as the functions of the same names in
-:mod:`.step`; :func:`.step.build_steps` uses these when it is given sizes of 0.
+"""Run-time sizes (docs/model.md §3.3, "Sizes"): the step functions of :mod:`.map_stages` and
+:mod:`.tangent_stages` that sum over features, sign classes or window rows, written for L, M, J read from the
+arrays' shapes. Each sum accumulates in an array, one lane per element, with the loop over lanes innermost, so that
+LLVM vectorises it without constant sizes (the fixed-size functions there keep their sums in registers over
+unrolled loops instead). Each lane adds the same terms in the same order as there: the same bits. Arguments and
+results as the functions of the same names there; :func:`.step.build_steps` uses these when it is given sizes of 0.
 """
 import math
 
@@ -12,7 +12,7 @@ from ..model import layout
 
 def token_sums(jit, tanh, slot_of, softmax_weights):
     """``token_fields`` and ``attend`` (docs/model.md §3, steps 1-5), calling ``slot_of`` (the ring index) and
-    ``softmax_weights`` of :func:`.step.token_stage`."""
+    ``softmax_weights`` of :func:`.map_stages.token_stage`."""
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     P_BETA, P_GAMMA, P_W, P_W_MO_SE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_W_MO_SE
 
@@ -211,7 +211,7 @@ def orthonormalizer(jit, log):
 
     def orthonormalize(tangent, log_norms, work, n_entries):
         """Modified Gram-Schmidt, one pass; row ``n_entries`` of ``work`` takes the running dot products, then
-        the norm (:func:`.step.lyapunov_stage`'s ``orthonormalize``)."""
+        the norm (:func:`.tangent_stages.lyapunov_stage`'s ``orthonormalize``)."""
         n = n_entries
         n_lanes = tangent.shape[2]
         last = work[n]          # per lane: the running dot product, then the norm

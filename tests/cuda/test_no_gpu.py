@@ -86,7 +86,7 @@ def test_local_bytes_counts_the_allocated_arrays(ring, n_feat, n_patterns, n_vec
     """The per-thread memory that the launch check counts is what the shared allocator makes for one lane (numpy
     arrays here, local arrays on a GPU) plus the kernel's own window, control rows and depth."""
     from meanfield.kernels.cuda import jacobian_sizes, local_bytes
-    from meanfield.kernels.step import scratch_stage
+    from meanfield.kernels.tile_stages import scratch_stage
     from meanfield.model.layout import CTRL_ROWS
 
     n_entries = (ring + 2) * n_feat
