@@ -176,6 +176,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
                                 out.final_depth[tile], out.final_ctrl[tile]))
 
     token_fields, store_token, token_jacobian = steps.token_fields, steps.store_token, steps.token_jacobian
+    tanh_slopes = steps.tanh_slopes
     positional_terms, attend, control_step = steps.positional_terms, steps.attend, steps.control_step
     attention_gradient = steps.attention_gradient
 
@@ -194,6 +195,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         for d in range(L - 1, -1, -1):
             token_fields(coef, signs, params, att0, d, pe_terms, h, fields, semantic_o, False)
             store_token(fields, v_ring, k_ring, d)
+            tanh_slopes(params, h)
             token_jacobian(coef, F_V, signs, params, h, dv_ring, d)
             token_jacobian(coef, F_K, signs, params, h, dk_ring, d)
         token_jacobian(coef, F_Q, signs, params, h, dq, 0)
@@ -250,7 +252,7 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         tangent = np.zeros((size, size, 1))
         for j in range(size):                   # head = 0: logical row d is ring slot d
             tangent[j, j, 0] = 1.0
-        tangent_push(grad, tangent, 0, np.empty((n_feat, 1)), params, ctrl, True)
+        tangent_push(grad, tangent, 0, np.empty((size, n_feat, 1)), params, ctrl, True)
         jac = np.zeros((size, size))
         for j in range(size):
             for d in range(ring):               # new head = ring - 1: row d sits in slot (d - 1) mod ring

@@ -53,9 +53,9 @@ def local_bytes(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str)
     L, M, n_entries = ring, n_feat, (ring + 2) * n_feat
     jac_rows, jac_feat = jacobian_sizes(ring, n_feat, n_vec)
     values = (L * M + CTRL_ROWS * M                                       # window and control rows
-              + 4 * L * M + n_patterns + 4 * M + M + 2 * L * M + L + M   # fields, rings, weights, new row
+              + 4 * L * M + n_patterns + 4 * M + M + 2 * L * M + L + M   # fields, rings, weights, new output
               + (3 * jac_rows + 1) * jac_feat * jac_feat                   # token Jacobians, window gradient
-              + max(n_vec, 1) * n_entries + M + 2 + 1 + n_entries + 1)    # tangents, new row, softmax, QR
+              + max(n_vec, 1) * (n_entries + M) + 2 + 1 + n_entries + 1)  # tangents, new rows, softmax, QR
     return values * np.dtype(dtype).itemsize + 8                          # + the depth (int64)
 
 

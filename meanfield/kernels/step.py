@@ -66,6 +66,7 @@ class Steps(NamedTuple):
     token_fields: Callable
     store_token: Callable
     attend: Callable
+    tanh_slopes: Callable
     token_jacobian: Callable
     attention_gradient: Callable
     tangent_push: Callable

@@ -13,6 +13,7 @@ from . import lane_sums
 class TangentStage(NamedTuple):
     """The functions of :func:`tangent_stage`."""
 
+    tanh_slopes: Callable
     token_jacobian: Callable
     attention_gradient: Callable
     tangent_push: Callable
@@ -28,28 +29,36 @@ class LyapunovStage(NamedTuple):
 
 
 def tangent_stage(jit, leaf_jit, L, M, J, tokens):
-    """The tangent map's pieces (docs/model.md §4, §5.2): ``token_jacobian``, ``attention_gradient`` and
-    ``tangent_push``, calling ``tokens.slot_of`` (a :class:`TokenStage`); returns a :class:`TangentStage`."""
+    """The tangent map's pieces (docs/model.md §4, §5.2): ``tanh_slopes``, ``token_jacobian``,
+    ``attention_gradient`` and ``tangent_push``, calling ``tokens.slot_of`` (a :class:`TokenStage`); returns a
+    :class:`TangentStage`."""
     F_Q = layout.F_Q
     P_BETA, P_GAMMA, P_W = layout.P_BETA, layout.P_GAMMA, layout.P_W
     P_KP, P_KI, P_KD, P_RHO = layout.P_KP, layout.P_KI, layout.P_KD, layout.P_RHO
     C_GATE = layout.C_GATE
     slot_of = tokens.slot_of
     if L == 0:  # run-time sizes: the sums lane by lane (.lane_sums)
-        token_jacobian, attention_gradient, tangent_row = lane_sums.tangent_sums(jit, leaf_jit, slot_of)
+        token_jacobian, attention_gradient, tangent_rows = lane_sums.tangent_sums(jit, leaf_jit, slot_of)
+
+    @jit
+    def tanh_slopes(params, h):
+        """h[j] = tanh(β σ_j·A) becomes the slope β (1 - h_j²) of tanh(β x) at the overlap σ_j·A, in place: what
+        ``token_jacobian`` takes, computed once per token for its three Jacobians (docs/model.md §4)."""
+        for j in range(h.shape[0]):
+            for lane in range(h.shape[1]):
+                h[j, lane] = params[P_BETA, lane] * (1.0 - h[j, lane] * h[j, lane])
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @jit
-        def token_jacobian(coef, f, signs, params, h, out, slot):
+        def token_jacobian(coef, f, signs, params, slopes, out, slot):
             """out[slot, a, b] = ∂m^f[a]/∂A[b] = w Σ_j c^f[j, a] β (1 - h_j²) σ_j[b] for the token whose tanh
-            values are ``h`` (docs/model.md §4)."""
+            slopes β (1 - h_j²) are ``slopes`` (``tanh_slopes``; docs/model.md §4)."""
             for a in range(M):
                 for b in range(M):
-                    for lane in range(h.shape[1]):
-                        beta = params[P_BETA, lane]
+                    for lane in range(slopes.shape[1]):
                         acc = 0.0
                         for j in range(J):
-                            acc += coef[f, j, a] * (beta * (1.0 - h[j, lane] * h[j, lane])) * signs[j, b]
+                            acc += coef[f, j, a] * slopes[j, lane] * signs[j, b]
                         out[slot, a, b, lane] = params[P_W, lane] * acc
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
@@ -86,24 +95,25 @@ def tangent_stage(jit, leaf_jit, L, M, J, tokens):
 
     if L > 0:   # fixed sizes: the sums in registers over the unrolled loops (else: .lane_sums)
         @leaf_jit
-        def tangent_row(grad, tangent, j, head, new_row):
-            """new_row[a] = Σ_{d,b} grad[d, a, b] δA[d, b] for tangent vector j (window row d at ring slot
-            ``slot_of(head, d)``): the vector's new newest row."""
-            for a in range(M):
-                for lane in range(new_row.shape[1]):
-                    acc = 0.0
-                    for d in range(L):
-                        base = slot_of(head, d, L) * M
-                        for b in range(M):
-                            acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
-                    new_row[a, lane] = acc
+        def tangent_rows(grad, tangent, head, new_rows):
+            """new_rows[j, a] = Σ_{d,b} grad[d, a, b] δA_j[d, b] for every tangent vector j (window row d at ring
+            slot ``slot_of(head, d)``): the vectors' new newest rows."""
+            for j in range(tangent.shape[0]):
+                for a in range(M):
+                    for lane in range(new_rows.shape[2]):
+                        acc = 0.0
+                        for d in range(L):
+                            base = slot_of(head, d, L) * M
+                            for b in range(M):
+                                acc += grad[d, a, b, lane] * tangent[j, base + b, lane]
+                        new_rows[j, a, lane] = acc
 
     @jit
-    def tangent_push(grad, tangent, head, new_row, params, ctrl, controlled):
+    def tangent_push(grad, tangent, head, new_rows, params, ctrl, controlled):
         """Advance the tangent vectors ``tangent[j]`` (k, size, lanes; window slot s holds entries
         s·M..s·M+M-1): the newest row becomes grad·δA, the others shift (the Jacobian is a shift register
         except for its first block row). The new row goes to slot (head - 1) mod L, the ring's next head;
-        ``new_row`` (M, lanes) is scratch.
+        ``new_rows`` (k, M, lanes) is scratch.
 
         ``controlled``: the extended tangent map of the PID loop; vectors then have L·M + 2M entries: the
         window, δI, δe_prev. With δA0 the old newest row and g the clamp gate ``ctrl[C_GATE]``: δe' = -δA0,
@@ -118,8 +128,9 @@ def tangent_stage(jit, leaf_jit, L, M, J, tokens):
         base_i = n_rows * n_feat
         base_e = base_i + n_feat
         n_lanes = tangent.shape[2]
+        tangent_rows(grad, tangent, head, new_rows)      # every vector's row before any is written
         for j in range(tangent.shape[0]):
-            tangent_row(grad, tangent, j, head, new_row)
+            new_row = new_rows[j]
             if controlled:
                 for a in range(n_feat):
                     for lane in range(n_lanes):
@@ -135,7 +146,7 @@ def tangent_stage(jit, leaf_jit, L, M, J, tokens):
                 for lane in range(n_lanes):
                     tangent[j, new_head * n_feat + a, lane] = new_row[a, lane]
 
-    return TangentStage(token_jacobian, attention_gradient, tangent_push)
+    return TangentStage(tanh_slopes, token_jacobian, attention_gradient, tangent_push)
 
 
 def lyapunov_stage(jit, L, M, log, tokens, tangents):
@@ -221,7 +232,8 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
 
     @jit
     def advance_tangents(shared, tile, scratch, block_sums, head, saved):
-        """One tangent step (docs/model.md §4): the query Jacobian, the attention gradient at the uncontrolled
+        """One tangent step (docs/model.md §4): the query Jacobian (from the tanh slopes that ``run_tile`` left in
+        ``scratch.h``), the attention gradient at the uncontrolled
         output, the push of every vector (extended by the PID coordinates on a controlled tile, §5.2) and, every
         ``qr_every`` steps and at block ends, the QR whose log|R_jj| go to ``block_sums[block]`` (§4.2)."""
         n_rows = L if L > 0 else scratch.v_ring.shape[0]
@@ -232,7 +244,7 @@ def lyapunov_stage(jit, L, M, log, tokens, tangents):
         attention_gradient(params, scratch.fields, scratch.v_ring, scratch.k_ring, scratch.dv_ring, scratch.dk_ring,
                            scratch.dq, head, scratch.p, raw, scratch.grad, scratch.qr_work)   # free until the QR
         tangent = scratch.tangent
-        tangent_push(scratch.grad, tangent, head, scratch.new_row, params, ctrl, controlled)
+        tangent_push(scratch.grad, tangent, head, scratch.new_rows, params, ctrl, controlled)
         n_blocks, n_saved = block_sums.shape[0], shared.steps - shared.transient
         block = saved * n_blocks // n_saved
         if (saved + 1) % shared.qr_every == 0 or (saved + 1) * n_blocks // n_saved != block:

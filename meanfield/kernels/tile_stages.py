@@ -36,6 +36,7 @@ def record_stage(jit, L, M, tokens, tangents):
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     slot_of, positional_terms = tokens.slot_of, tokens.positional_terms
     token_fields, store_token, token_jacobian = tokens.token_fields, tokens.store_token, tangents.token_jacobian
+    tanh_slopes = tangents.tanh_slopes
 
     @jit
     def record(selection, att_new, fields, semantic_o, diverged_at, records, row):
@@ -99,6 +100,7 @@ def record_stage(jit, L, M, tokens, tangents):
                          scratch.semantic_o, False)
             store_token(scratch.fields, scratch.v_ring, scratch.k_ring, d)
             if out.block_sums.shape[1] > 0:
+                tanh_slopes(params, scratch.h)
                 token_jacobian(coef, F_V, signs, params, scratch.h, scratch.dv_ring, d)
                 token_jacobian(coef, F_K, signs, params, scratch.h, scratch.dk_ring, d)
 
@@ -135,7 +137,7 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
     F_V, F_K, PROGRESS_STRIDE = layout.F_V, layout.F_K, layout.PROGRESS_STRIDE
     OBS_MO, OBS_MO_SE = layout.OBS_MO, layout.OBS_MO_SE
     token_fields, store_token, attend = tokens.token_fields, tokens.store_token, tokens.attend
-    token_jacobian, control_step = tangents.token_jacobian, control.control_step
+    tanh_slopes, token_jacobian, control_step = tangents.tanh_slopes, tangents.token_jacobian, control.control_step
     start_tangents, advance_tangents = lyapunov.start_tangents, lyapunov.advance_tangents
     record, save_state, start_tile = records.record, records.save_state, records.start_tile
     freeze_diverged, blank_records = records.freeze_diverged, records.blank_records
@@ -204,7 +206,9 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
             if saved >= 0 and saved % record_every == 0:
                 record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
             if n_vec > 0 and saved >= -n_rows:
-                # the rows in the window when tangent dynamics start need their token Jacobians
+                # the rows in the window when tangent dynamics start need their token Jacobians (h becomes the
+                # slopes, which advance_tangents' query Jacobian takes too)
+                tanh_slopes(params, h)
                 token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
                 token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
             if n_vec > 0 and saved >= 0:
@@ -260,7 +264,8 @@ def scratch_stage():
                 array((jac_rows, jac_feat, jac_feat, lanes), dtype),
                 array((1, jac_feat, jac_feat, lanes), dtype),
                 array((jac_rows, jac_feat, jac_feat, lanes), dtype),
-                array((vectors, n_entries, lanes), dtype), array((n_feat, lanes), dtype), array((2, lanes), dtype),
+                array((vectors, n_entries, lanes), dtype), array((vectors, n_feat, lanes), dtype),
+                array((2, lanes), dtype),
                 array((lanes,), dtype), array((qr_rows, lanes), dtype))
 
         return new_scratch

@@ -283,10 +283,11 @@ class TileOutput(NamedTuple):
 
 class TileScratch(NamedTuple):
     """The tile loop's working arrays (W lanes, k tangent vectors), made by one allocator for both backends
-    (``new_scratch`` of :func:`meanfield.kernels.step.build_steps`): PE terms (4, L, M), tanh values h (J,),
-    mean fields (4, M), the semantic m^o (M,), value/key rings (L, M), attention weights p (L,), the new output
-    (M,), value/key/query Jacobians (L, M, M) / (1, M, M), the window gradient (L, M, M), tangent vectors
-    (k, L·M + 2M), a new tangent row (M,), softmax max/sum (2,), the largest |I| (), the QR work (L·M + 2M + 1)."""
+    (``new_scratch`` of :func:`meanfield.kernels.step.build_steps`): PE terms (4, L, M), tanh values h (J,)
+    (then their slopes, for the Jacobians), mean fields (4, M), the semantic m^o (M,), value/key rings (L, M),
+    attention weights p (L,), the new output (M,), value/key/query Jacobians (L, M, M) / (1, M, M), the window
+    gradient (L, M, M), tangent vectors (k, L·M + 2M), their new rows (k, M), softmax max/sum (2,), the largest
+    |I| (), the QR work (L·M + 2M + 1)."""
 
     pe_terms: np.ndarray
     h: np.ndarray
@@ -301,7 +302,7 @@ class TileScratch(NamedTuple):
     dq: np.ndarray
     grad: np.ndarray
     tangent: np.ndarray
-    new_row: np.ndarray
+    new_rows: np.ndarray
     softmax: np.ndarray
     largest: np.ndarray
     qr_work: np.ndarray
