@@ -22,20 +22,25 @@ OUTPUTS = ("records", "final_att", "final_depth", "block_sums", "final_ctrl", "s
 
 def batches():
     """Uncontrolled points of the paper model with the full spectrum; PID points mixed with uncontrolled ones,
-    two of them diverging; partial start windows of an M = 4 model."""
+    two of them diverging; partial start windows of an M = 4 model; exponents of an M = 5 model with 13 sign
+    classes (the run-time build's sums over features and classes four terms at a time and the rest one by one)."""
     paper = mf.presets.paper()
     gains = np.array([0.0, 0.2, 0.0, 0.1, 50.0, 0.0, 300.0])
     m4 = random_model(seed=3)
+    m5 = random_model(seed=3, n_features=5, n_se=30, context=3)
     return {"spectrum": kernel_batch(paper, {"beta_o": np.linspace(0.05, 3.0, 13)}, None, steps=60, transient=10,
                                     n_exponents=12, n_blocks=3),
             "pid": kernel_batch(paper, {"control.kp": gains, "control.ki": gains / 2}, None, steps=60, transient=5,
                                n_exponents=4),
             "partial": kernel_batch(m4, {"beta_o": np.linspace(0.8, 2.5, 5)},
                                     [random_start(m4, s, 2) for s in range(5)], steps=30, transient=2, n_exponents=0,
-                                    record_every=3)}
+                                    record_every=3),
+            "blocks": kernel_batch(m5, {"beta_o": np.linspace(0.8, 2.5, 5),
+                                        "control.kp": np.array([0.0, 0.0, 0.2, 0.0, 0.1])},
+                                   [random_start(m5, s) for s in range(5)], steps=40, transient=5, n_exponents=9)}
 
 
-@pytest.mark.parametrize("name", ["spectrum", "pid", "partial"])
+@pytest.mark.parametrize("name", ["spectrum", "pid", "partial", "blocks"])
 def test_tile_width_padding_and_threads_do_not_change_a_bit(name):
     # width 1 runs every lane through the compiled loops' scalar remainder, 7 pads, 48 is one padded tile
     batch = batches()[name]
