@@ -61,7 +61,7 @@ def external_cluster(tmp_path_factory):
         address = json.load(open(sched_file))["address"]
         from dask.distributed import Client
         with Client(address) as client:
-            client.wait_for_workers(2, timeout=60)
+            client.wait_for_workers(2)
         yield address
     finally:
         for proc in reversed(procs):

@@ -76,16 +76,16 @@ def test_cli_with_external_scheduler(external_cluster, reference, write_run, tmp
     out = tmp_path / "cli.h5"
     cmd = [f"{BIN}/meanfield", "sweep", run_file, "-o", str(out), "--scheduler", external_cluster, "--no-progress",
            "--plot", str(tmp_path / "fig.png")]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert_same(read_all(out), reference(tiny_text()))
     assert (tmp_path / "fig.png").stat().st_size > 1000
-    info = subprocess.run([f"{BIN}/meanfield", "info", str(out)], capture_output=True, text=True, timeout=120)
+    info = subprocess.run([f"{BIN}/meanfield", "info", str(out)], capture_output=True, text=True)
     assert "points done: 12 / 12" in info.stdout and "axis beta_o: 12 values" in info.stdout
-    again = subprocess.run(cmd[:-2] + ["--resume"], capture_output=True, text=True, timeout=300)
+    again = subprocess.run(cmd[:-2] + ["--resume"], capture_output=True, text=True)
     assert again.returncode == 0 and read_all(out)["done"].all()
     bad = subprocess.run([f"{BIN}/meanfield", "sweep", write_run(tiny_text(steps=500), "other"), "-o", str(out),
-                          "--scheduler", external_cluster], capture_output=True, text=True, timeout=120)
+                          "--scheduler", external_cluster], capture_output=True, text=True)
     assert bad.returncode == 2 and "another run spec" in bad.stderr
 
 
@@ -193,7 +193,7 @@ def test_ctrl_c_in_a_terminal_stops_without_worker_tracebacks(write_run, tmp_pat
         # the tokens are spent: no further chunk can finish, so the sweep cannot end before the Ctrl-C
         assert done_count(out) == GATE_TOKENS and proc.poll() is None, "the sweep should be waiting at the gate"
         os.killpg(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
+        _, stderr = proc.communicate()
     finally:
         (gate / "open").touch()                     # whatever happened, no task waits any more
         if proc.poll() is None:
