@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from meanfield.errors import AnalysisError
+
 LABELS = ("fixed_point", "periodic", "quasi_periodic", "chaotic", "hyperchaotic", "unresolved", "divergent")
 """Every label the classifier gives, in the order of their stored codes."""
 
@@ -58,7 +60,6 @@ class PointClass(str):
 
     def __new__(cls, label: str, period: int = 0):
         if label not in LABELS and label != MISSING_NAME:
-            from meanfield.errors import AnalysisError
             raise AnalysisError(f"label = {label!r} is not allowed: one of {', '.join(LABELS)} or {MISSING_NAME}")
         period = int(period) if label == "periodic" else 0
         self = super().__new__(cls, f"periodic({period})" if label == "periodic" else label)

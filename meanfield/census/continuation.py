@@ -299,7 +299,7 @@ def continue_attractors(model, along: Mapping[str, Sequence[float]], starts, ste
     the values on stderr; None, each value's batch shows its own when it is large
     (:func:`meanfield.simulate_batch`); False, none."""
     system = as_system(model)
-    if not hasattr(along, "items") or len(along) != 1:          # a mapping of one name to its values
+    if not isinstance(along, Mapping) or len(along) != 1:
         raise ConfigError(f"along = {along!r} is not allowed: must be {{name: values}} of one parameter")
     (parameter, values), = along.items()
     system.index(parameter)
