@@ -1,5 +1,6 @@
-"""The onset study's figure (docs/onset.md): β_c of the rest cycle against the number of features M, one line
-per context length L, mean ± standard error over weight seeds (:mod:`meanfield.studies.onset_scan`)."""
+"""The onset study's figure (docs/onset.md §4): against the number of features M, one line per context length L,
+mean ± standard error over weight seeds (:mod:`meanfield.studies.onset_scan`) — left the rest cycle's first loss
+of stability β_c, right the crossover's β_o (where a real multiplier comes closest to +1 and turns away)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,38 +8,43 @@ import numpy as np
 from .style import legend_outside, paper_style, plt
 
 
+def _mean_and_error(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of (features, seed): the mean and standard error over the finite entries, and their count."""
+    found = np.isfinite(values)
+    count = found.sum(axis=1)
+    mean = np.array([row[ok].mean() if ok.any() else np.nan for row, ok in zip(values, found)])
+    error = np.array([row[ok].std(ddof=1) / np.sqrt(ok.sum()) if ok.sum() > 1 else np.nan
+                      for row, ok in zip(values, found)])
+    return mean, error, count
+
+
 @paper_style
-def onset_figure(dataset, path=None, guide_from: int = 12):
-    """β_c against M (log axis) per L, error bars over seeds; open markers where some seeds have no onset in
-    the interval; a dashed c/√M guide, c the mean of β_c·√M over the onsets at M ≥ ``guide_from`` (docs/onset.md
-    §4). Saved to ``path`` when given; returns the figure."""
-    fig, ax = plt.subplots(figsize=(4.2, 3.0), layout="constrained")
+def onset_figure(dataset, path=None):
+    """β_c (left) and the crossover (right) against M (log axes) per L; open markers where only some seeds have one in the interval. Saved to ``path`` when given;
+    returns the figure."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.4, 3.0), layout="constrained")
     features = dataset.features.values
     colors = plt.cm.viridis(np.linspace(0.0, 0.85, dataset.sizes["contexts"]))
+    seeds = dataset.sizes["seed"]
     for color, context in zip(colors, dataset.contexts.values):
-        beta = dataset.beta_c.sel(contexts=context).values           # (features, seed)
-        found = np.isfinite(beta)
-        count = found.sum(axis=1)
-        mean = np.where(count > 0, np.nansum(beta, axis=1) / np.maximum(count, 1), np.nan)
-        spread = np.array([np.std(row[ok], ddof=1) / np.sqrt(ok.sum()) if ok.sum() > 1 else np.nan
-                           for row, ok in zip(beta, found)])
-        ax.errorbar(features, mean, yerr=spread, color=color, marker="o", ms=3.5, lw=1.0, capsize=2,
-                    label=f"$L = {context}$")
-        partial = (count > 0) & (count < beta.shape[1])
-        ax.plot(features[partial], mean[partial], "o", ms=7, mfc="none", color=color)
-    large = dataset.features.values >= guide_from
-    scaled = (dataset.beta_c * np.sqrt(dataset.features)).values[large]
-    if np.isfinite(scaled).any():
-        c = float(np.nanmean(scaled))
-        ax.plot(features, c / np.sqrt(features), "--", lw=0.9, color="0.4",
-                label=rf"${c:.1f}/\sqrt{{M}}$ (M $\geq$ {guide_from})")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(features, [str(m) for m in features])
-    ax.set_xlabel("features $M$")
-    ax.set_ylabel(r"onset $\beta_c$ (rest cycle)")
-    ax.set_title(f"random preset, $N_{{se}} = {dataset.attrs['semantic_bits']}$, "
-                 f"{dataset.sizes['seed']} seeds", fontsize="medium")
-    legend_outside(ax)
+        at = dataset.sel(contexts=context)
+        for ax, values in ((left, at.beta_c.values), (right, at.crossover.values)):
+            mean, error, count = _mean_and_error(values)
+            ax.errorbar(features, mean, yerr=error, color=color, marker="o", ms=3.5, lw=1.0, capsize=2,
+                        label=f"$L = {context}$")
+            partial = (count > 0) & (count < seeds)
+            ax.plot(features[partial], mean[partial], "o", ms=7, mfc="none", color=color)
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(features, [str(m) for m in features])
+        ax.set_xlabel("features $M$")
+    left.set_ylabel(r"first loss of stability $\beta_c$")
+    right.set_ylabel(r"crossover $\beta_o$ (closest approach of $\mu$ to $+1$)")
+    left.set_title("rest cycle: NS, flip, fold or branch point", fontsize="medium")
+    right.set_title("rest cycle: a real $\\mu$ near $+1$ turns away", fontsize="medium")
+    fig.suptitle(f"random preset, $N_{{se}} = {dataset.attrs['semantic_bits']}$, {seeds} seeds", fontsize="medium")
+    legend_outside(right)
     if path is not None:
         fig.savefig(path)
     return fig

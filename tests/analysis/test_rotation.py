@@ -88,13 +88,13 @@ def test_the_paper_models_torus_starts_at_the_critical_multipliers_angle():
     # critical multiplier (Newton on the L-step map, meanfield.studies.onset) at the point: the line through ρ
     # at two β past it, extrapolated there, meets it; measured 2.9e-6 apart, the line's curvature error ≈ 3e-6
     import meanfield as mf
-    from meanfield.studies.onset import rest_onset
-    onset = rest_onset(mf.presets.paper(), (1.0, 1.3))
+    from meanfield.studies.onset import rest_stability
+    onset = rest_stability(mf.presets.paper(), (1.0, 1.3))
     assert onset.kind == "neimark_sacker"
-    betas = onset.value + np.array([5e-4, 1.5e-3])
+    betas = onset.onset + np.array([5e-4, 1.5e-3])
     rho = [rotation_number(mf.simulate(mf.presets.paper(beta_o=b), 300_000, 200_000)) for b in betas]
     assert all(r.locked is None and r.stderr < 1e-9 for r in rho)
-    at_point = rho[0].number - (rho[1].number - rho[0].number) / (betas[1] - betas[0]) * (betas[0] - onset.value)
+    at_point = rho[0].number - (rho[1].number - rho[0].number) / (betas[1] - betas[0]) * (betas[0] - onset.onset)
     assert at_point == pytest.approx(onset.rotation_number, abs=2e-5)
 
 

@@ -15,7 +15,6 @@ contexts = [4]
 seeds = 2
 semantic_bits = 64
 interval = [0.25, 6.0]
-resolution = 1e-5
 """
 
 
@@ -25,12 +24,18 @@ def test_a_study_writes_its_file_table_and_figure(workdir, capsys):
     out = capsys.readouterr().out
     with xarray.open_dataset(workdir / "tiny.h5", engine="h5netcdf") as ds:
         assert dict(ds.sizes) == {"features": 2, "contexts": 1, "seed": 2}
-        assert set(ds.kind.values.ravel()) <= {"neimark_sacker", "fold", "period_doubling", "none"}
+        assert set(ds.kind.values.ravel()) <= {"neimark_sacker", "flip", "fold", "branch_point", "none"}
         found = np.isfinite(ds.beta_c.values)
         assert np.all((ds.beta_c.values[found] > 0.25) & (ds.beta_c.values[found] < 6.0))
         assert np.array_equal(found, ds.kind.values != "none")
-        # the critical multiplier just below β_c is on the unit circle to the bisection's accuracy
-        assert np.all(np.abs(ds.critical.values[found] - 1) < 1e-3)
+        # a crossover comes before the onset, with a margin in (0, 1); a Neimark–Sacker onset has its rotation number
+        crossed = np.isfinite(ds.crossover.values)
+        assert np.all((ds.closest_approach.values[crossed] > 0) & (ds.closest_approach.values[crossed] < 1))
+        assert not np.any(ds.crossover.values[crossed & found] >= ds.beta_c.values[crossed & found])
+        assert np.array_equal(np.isfinite(ds.rotation_number.values), ds.kind.values == "neimark_sacker")
+        # every variable says what it is; the file says what made it
+        assert all(ds[name].attrs.get("long_name") for name in ds.data_vars)
+        assert json.loads(ds.attrs["provenance"])[0]["action"] == "onset"
         rows = {int(m): ds.beta_c.sel(features=m, contexts=4).values for m in ds.features.values}
     assert "| M | L = 4 |" in out and "wrote tiny.h5" in out and (workdir / "tiny.png").stat().st_size > 0
     for m, beta in rows.items():
@@ -45,7 +50,7 @@ def test_an_interrupted_study_resumes_from_its_journal(workdir):
     # the cut line ignored, the rest computed
     (workdir / "tiny.toml").write_text(STUDY)
     row = {"features": 3, "contexts": 4, "seed": 1, "beta_c": 5.5, "kind": "fold", "rotation_number": float("nan"),
-           "critical": 1.0}
+           "crossover": 5.0, "closest_approach": 1e-3, "mirror_birth": 5.1, "mirror_modulus": 0.9, "points": 40}
     (workdir / "tiny.h5.partial.jsonl").write_text(json.dumps(row) + "\n" + '{"features": 8, "conte')
     assert cli(["-q", "onset", "tiny.toml", "-o", "tiny.h5"]) == 0
     with xarray.open_dataset(workdir / "tiny.h5", engine="h5netcdf") as ds:
@@ -61,7 +66,7 @@ WRONG = [
     ("seeds = 0", "seeds"),
     ("semantic_bits = true", "semantic_bits"),
     ("interval = [2.0, 1.0]", "interval"),
-    ("resolution = 0", "resolution"),
+    ("resolution = 1e-6", "resolution"),
     ("bogus = 1", "bogus"),
     ("features = [3", "TOML"),
 ]

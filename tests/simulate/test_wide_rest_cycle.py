@@ -19,13 +19,14 @@ def test_a_1024_dimensional_rest_cycle_three_ways():
     of mf.periodic_orbit (analytic Jacobians) equal those of the onset study's single shooting (differences of the
     16-step map through the kernel), and the leading 8 Lyapunov exponents of a run on it are ln|μ_i| / 16 within
     their standard errors; classify says fixed point locked to the forcing."""
-    from meanfield.studies.onset import leading_multipliers, rest_cycle, settled_window
+    from meanfield.analysis.fixed_point_branch import leading_multipliers
+    from meanfield.studies.onset import rest_cycle, settled_window
 
     wide = mf.presets.random(seed=2, n_features=64, semantic_bits=128, context=16, pe_bits=4)
     beta = 1.30
     window, pe = settled_window(wide, beta, 3200)
     cycle, monodromy = rest_cycle(wide, beta, window, pe)
-    mu = leading_multipliers(monodromy, k=8)
+    mu = leading_multipliers(monodromy, count=8)
     orbit = mf.periodic_orbit(wide.replace(beta_o=beta), mf.State(att=window, pe=pe), period=16)
     # differences with h = 1e-5: ~1e-10 relative (docs/onset.md §2)
     assert np.allclose(np.abs(orbit.multipliers[:6]), np.abs(mu[:6]), atol=1e-8)

@@ -1,26 +1,77 @@
-"""The rest cycle's onset (meanfield/studies/onset.py) against independent computations: the paper model's
-Neimark–Sacker point from the multiple-shooting continuation of meanfield.bifurcations (another method: analytic
-Jacobians, pseudo-arclength, its own Newton), and the difference monodromy against the product of the compiled
-analytic one-step Jacobians."""
+"""The rest cycle's stability (meanfield/studies/onset.py) against computations that do not share its code: the paper
+model's Neimark–Sacker point from the multiple-shooting continuation of meanfield.bifurcations (analytic Jacobians,
+its own Newton and test functions); a crossover's closest approach and its stability on either side from the
+multiple-shooting Newton of meanfield.periodic_orbit; the numbers an independent finder (its own column-form map,
+Newton on Φ^L, pseudo-arclength) gave for one model; the branch point without the positional term from the product
+of the analytic one-step Jacobians at A = 0; and the difference monodromy against that product."""
 import numpy as np
 import pytest
 
 import meanfield as mf
 from meanfield.kernels.cpu import attention_jacobian
 from meanfield.model.equations import mean_field_step, step_tables
-from meanfield.studies.onset import UnstableStart, monodromy, rest_cycle, rest_onset, settled_window
+from meanfield.studies.onset import UnstableStart, monodromy, rest_cycle, rest_stability, settled_window
+
+
+def crossover_model(epsilon=0.02):
+    """The random preset M = 12, L = 4, seed 2: a crossover at β_o ≈ 3.301, its first loss of stability an NS point."""
+    return mf.presets.random(seed=2, n_features=12, semantic_bits=128, context=4, pe_bits=2, epsilon=epsilon)
+
+
+def multiple_shooting_margin(model, beta):
+    """1 − max|μ| of the rest cycle at β_o = ``beta`` by mf.periodic_orbit, from the window settled from the
+    all-(+1) token."""
+    window, pe = settled_window(model, beta, 1600)
+    orbit = mf.periodic_orbit(model.replace(beta_o=beta), mf.State(att=window, pe=pe), period=model.context)
+    return 1 - np.abs(orbit.multipliers).max()
 
 
 def test_paper_onset_is_the_continuations_neimark_sacker_point():
-    # resolution 1e-6 on β_o; the continuation locates to 1e-10, so they must agree to the onset's resolution
-    onset = rest_onset(mf.presets.paper(), (0.5, 3.0), resolution=1e-7)
-    located = mf.bifurcations(mf.presets.paper(), "beta_o", (1.0, 1.3))
-    first = located[0]
-    assert (onset.kind, first.kind) == ("neimark_sacker", "neimark_sacker")
-    assert abs(onset.value - first.value) < 1e-6
-    # the critical pair just below the onset: |μ| within 1e-5 of 1 (|dμ/dβ| ~ 1 here), its angle the same
-    assert abs(abs(onset.critical) - 1) < 1e-5
-    assert abs(onset.rotation_number - first.rotation_number) < 1e-5
+    found = rest_stability(mf.presets.paper(), (0.5, 3.0))
+    located = mf.bifurcations(mf.presets.paper(), "beta_o", (1.0, 1.3))[0]
+    assert (found.kind, located.kind) == ("neimark_sacker", "neimark_sacker")
+    # both located to ~1e-10 in β_o; the difference monodromy is exact to ~1e-10 (docs/onset.md §2)
+    assert abs(found.onset - located.value) < 1e-8
+    assert abs(abs(found.critical) - 1) < 1e-8
+    assert abs(found.rotation_number - located.rotation_number) < 1e-8
+    assert np.isnan(found.crossover)                  # the critical multiplier comes as a complex pair
+
+
+def test_a_crossover_is_not_a_loss_of_stability():
+    model = crossover_model()
+    found = rest_stability(model, (0.25, 5.0))
+    # the independent finder: NS at 4.6208, closest approach 1 − |μ| = 3.4e-4 at 3.3011 (quoted to those digits)
+    assert found.kind == "neimark_sacker" and abs(found.onset - 4.6208) < 1e-4
+    assert abs(found.crossover - 3.3011) < 1e-4 and abs(found.closest_approach - 3.4e-4) < 0.1e-4
+    # a second method at the crossover: the same margin (a minimum: flat, so the location's ~1e-7 does not
+    # matter) and a stable cycle a little before it
+    assert multiple_shooting_margin(model, found.crossover) == pytest.approx(found.closest_approach, abs=1e-8)
+    assert multiple_shooting_margin(model, found.crossover - 0.01) > found.closest_approach
+    # the mirror cycle is born just past the crossover, stable where it was found: a second attractor
+    assert found.crossover < found.mirror_birth < found.crossover + 0.01 and found.mirror_modulus < 1
+
+
+def test_without_the_positional_term_the_crossover_becomes_a_pitchfork():
+    # ε = 0: the map is odd in A, A = 0 is the rest state at every β_o, and a real multiplier crosses +1 there
+    # while the branch goes on: a branch point (a symmetric pitchfork)
+    symmetric = rest_stability(crossover_model(0.0), (0.25, 5.0))
+    assert symmetric.kind == "branch_point" and abs(symmetric.critical - 1) < 1e-9
+    model = crossover_model(0.0).replace(beta_o=symmetric.onset)
+    coef, signs, w_pe, params = step_tables(model)
+    att, phase = np.zeros((4, 12)), np.asarray(mf.State.from_token(model, np.ones(130)).pe, dtype=float)
+    product = np.eye(att.size)
+    for _ in range(model.context):
+        product = attention_jacobian(coef, signs, w_pe, params, phase, att) @ product
+        att, phase, _ = mean_field_step(model, att, phase)
+    assert np.max(np.abs(att)) == 0.0                  # A = 0 is the cycle
+    mu = np.linalg.eigvals(product)
+    assert np.abs(mu).max() == pytest.approx(1.0, abs=1e-8) and abs(mu[np.argmax(np.abs(mu))].imag) < 1e-8
+    # with ε the crossover's gap closes and its location tends to the branch point
+    found = [rest_stability(crossover_model(eps), (0.25, 4.5)) for eps in (0.02, 0.01, 0.005)]
+    gaps = [f.closest_approach for f in found]
+    distances = [abs(f.crossover - symmetric.onset) for f in found]
+    assert gaps[0] > 10 * gaps[1] > 100 * gaps[2] and distances[0] > distances[1] > distances[2]
+    assert all(f.kind == "none" for f in found)       # never a loss of stability below β_o = 4.5
 
 
 def test_difference_monodromy_is_the_product_of_analytic_jacobians():
@@ -53,6 +104,6 @@ def test_rest_cycle_is_a_fixed_point_of_the_l_step_map():
 
 def test_an_unstable_start_is_refused():
     with pytest.raises(UnstableStart, match="not stable at β_o = 2.0"):
-        rest_onset(mf.presets.paper(), (2.0, 3.0))
+        rest_stability(mf.presets.paper(), (2.0, 3.0))
     with pytest.raises(mf.ConfigError, match="interval"):
-        rest_onset(mf.presets.paper(), (1.0, 0.5))
+        rest_stability(mf.presets.paper(), (1.0, 0.5))
