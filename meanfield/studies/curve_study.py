@@ -66,7 +66,7 @@ def run_curve_study(study: CurveStudy, output: str, progress: bool = True):
                 print(f"curves: {index + 1}/{len(study.tasks)}  {task.what} {task.name}: "
                       f"{sum(len(done[n]['values']) for n in names)} points  [{time.monotonic() - start:.0f} s]",
                       file=sys.stderr, flush=True)
-    return finish(curves_dataset(study, done), output)
+    return finish(curves_dataset(study, done), output, "curves")
 
 
 __all__ = ["load_curve_study", "run_curve_study"]

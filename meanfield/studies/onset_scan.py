@@ -125,15 +125,13 @@ def run_study(study: OnsetStudy, output: str, progress: bool = True):
                 print(f"onset: {index + 1}/{len(tasks)}  M = {m:3d}  L = {c:3d}  seed {s}:  β_c = "
                       f"{row['beta_c']:.6f} ({row['kind']}), crossover {row['crossover']:.6f}  "
                       f"[{time.monotonic() - start:.0f} s]", file=sys.stderr, flush=True)
-    return finish(study_dataset(study, done), output)
+    return finish(study_dataset(study, done), output, "onset")
 
 
 def study_dataset(study: OnsetStudy, rows: dict):
-    """The results as an xarray Dataset (module docstring): the study's settings and a provenance record
-    (docs/storage.md §1) in its attributes, a ``long_name`` on every variable."""
+    """The results as an xarray Dataset (module docstring): the study's settings in its attributes, a
+    ``long_name`` on every variable."""
     import xarray
-
-    from ..sweeps.store.provenance import record
 
     shape = (len(study.features), len(study.contexts), study.seeds)
     arrays = {key: np.full(shape, "", dtype=object) if key == "kind" else np.full(shape, np.nan) for key in VARIABLES}
@@ -147,7 +145,7 @@ def study_dataset(study: OnsetStudy, rows: dict):
               "seed": ("seed", np.arange(study.seeds), {"long_name": "weight seed of the random preset"})}
     dims = ("features", "contexts", "seed")
     attrs = {"name": study.name, "semantic_bits": study.semantic_bits, "interval": list(study.interval),
-             "preset": "random", "parameter": "beta_o", "provenance": json.dumps([record("onset")])}
+             "preset": "random", "parameter": "beta_o"}
     return xarray.Dataset({key: (dims, value.astype(str) if key == "kind" else value, {"long_name": VARIABLES[key]})
                            for key, value in arrays.items()}, coords=coords, attrs=attrs)
 

@@ -13,10 +13,15 @@ from ..errors import ConfigError
 def read_study(path, keys: dict, kind: str) -> dict:
     """The values of a study file's top-level ``keys`` (key → default, None: required), every other key, a missing
     one, an unreadable file, invalid TOML or a ``name`` that is not a non-empty string refused in one ConfigError
-    line; ``kind`` names the study in the messages ("a study file", "a curve study")."""
+    line; ``kind`` names the study in the messages ("a study file", "a curve study"). ``path`` may also name a
+    study file shipped with the package (``onset_scaling_quick``, :mod:`meanfield.sweeps.config.shipped`)."""
+    from ..sweeps.config.shipped import STUDIES, is_run_name, shipped_run
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        if is_run_name(str(path)):
+            data = tomllib.loads(shipped_run(str(path), STUDIES))
+        else:
+            with open(path, "rb") as handle:
+                data = tomllib.load(handle)
     except OSError as exc:
         raise ConfigError(f"study file {str(path)!r} cannot be read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -54,9 +59,12 @@ def journal_path(output: str) -> str:
     return f"{output}.partial.jsonl"
 
 
-def finish(dataset, output: str):
+def finish(dataset, output: str, action: str):
     """Write the finished study's ``dataset`` to ``output`` (an HDF5 file xarray reads, written beside it and
-    renamed into place) and remove the journal; returns the dataset."""
+    renamed into place) with a provenance record of ``action`` in its ``provenance`` attribute, as a sweep file's
+    (docs/storage.md §1), and remove the journal; returns the dataset."""
+    from ..sweeps.store.provenance import record
+    dataset.attrs["provenance"] = json.dumps([record(action)])
     partial = f"{output}.partial"
     dataset.to_netcdf(partial, engine="h5netcdf")
     os.replace(partial, output)

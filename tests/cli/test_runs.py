@@ -1,24 +1,34 @@
 """The run files shipped with the package run by name (meanfield/sweeps/config/shipped.py): ``meanfield runs``
-lists the repository's runs/ with each file's first comment line, ``meanfield sweep NAME`` runs one, a path
-works as before. An unknown name is a wrong input (tests/cli/test_wrong_input.py); the installed package's copy
+lists the repository's runs/ and runs/studies/ with each file's first comment line, ``meanfield sweep NAME`` runs
+a run file and ``meanfield onset NAME`` a study file, a path works as before. An unknown name is a wrong input (tests/cli/test_wrong_input.py); the installed package's copy
 is tested by tests/test_install.py."""
 import pathlib
 
 import meanfield as mf
 
-from .helpers import cli
+from .helpers import cli, snapshot
 
 RUNS = pathlib.Path(__file__).resolve().parents[2] / "runs"
 
 
-def test_runs_lists_every_run_file_with_its_first_comment_line(capsys):
+def test_runs_lists_every_run_and_study_file_with_its_first_comment_line(capsys):
     assert cli(["runs"]) == 0
-    listed = {line.split()[0]: line.split(None, 1)[1] for line in capsys.readouterr().out.splitlines()}
-    files = sorted(RUNS.glob("*.toml"))
-    assert sorted(listed) == [f.stem for f in files] and len(files) >= 20
-    for f in files:
-        first = next(line for line in f.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
-        assert listed[f.stem] == first.lstrip("#").strip()
+    runs, studies = capsys.readouterr().out.split("\nstudy files")
+    for text, folder, least in ((runs, RUNS, 20), (studies.split("\n", 1)[1], RUNS / "studies", 3)):
+        listed = {line.split()[0]: line.split(None, 1)[1] for line in text.splitlines() if line.strip()}
+        files = sorted(folder.glob("*.toml"))
+        assert sorted(listed) == [f.stem for f in files] and len(files) >= least
+        for f in files:
+            first = next(line for line in f.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+            assert listed[f.stem] == first.lstrip("#").strip()
+
+
+def test_a_study_file_is_found_by_name(workdir):
+    from meanfield.studies.onset_scan import load_study
+    assert load_study("onset_scaling_quick") == load_study(str(RUNS / "studies" / "onset_scaling_quick.toml"))
+    # an unknown name is one line, exit 2, nothing written
+    before = snapshot(workdir)
+    assert cli(["onset", "onset_nosuch", "-o", "x.h5"]) == 2 and snapshot(workdir) == before
 
 
 def test_a_name_loads_the_same_run_as_its_path():

@@ -1,7 +1,8 @@
 """The run files shipped with the package (the repository's ``runs/``, installed as package data under
 ``meanfield/runs``), found by name: ``meanfield sweep paper_fig3_quick`` and ``mf.load_run("paper_fig3_quick")``
-read ``runs/paper_fig3_quick.toml`` from the installed package; ``meanfield runs`` lists them (README, "Run
-files"). A path to a file of one's own works as before."""
+read ``runs/paper_fig3_quick.toml`` from the installed package, ``meanfield onset onset_scaling_quick`` the study
+file ``runs/studies/onset_scaling_quick.toml``; ``meanfield runs`` lists both (README, "Run files"). A path to a
+file of one's own works as before."""
 from __future__ import annotations
 
 import os
@@ -14,9 +15,18 @@ from ...errors import ConfigError
 NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def shipped_runs() -> dict[str, str]:
-    """{name: first comment line} of every shipped run file, sorted by name."""
-    runs = files("meanfield") / "runs"
+#: Where the study files are, inside the shipped runs.
+STUDIES = "studies"
+
+
+def _folder(folder: str):
+    return files("meanfield") / "runs" / folder if folder else files("meanfield") / "runs"
+
+
+def shipped_runs(folder: str = "") -> dict[str, str]:
+    """{name: first comment line} of every shipped run file (of the study files with ``folder`` =
+    :data:`STUDIES`), sorted by name."""
+    runs = _folder(folder)
     found = {}
     for entry in sorted(runs.iterdir(), key=lambda e: e.name) if runs.is_dir() else ():
         if entry.name.endswith(".toml"):
@@ -31,13 +41,15 @@ def is_run_name(text: str) -> bool:
     return NAME.fullmatch(text) is not None and not os.path.exists(text)
 
 
-def shipped_run(name: str) -> str:
-    """The text of the shipped run file ``name``; a ConfigError naming the shipped runs when there is none."""
-    names = shipped_runs()
+def shipped_run(name: str, folder: str = "") -> str:
+    """The text of the shipped run file ``name`` (a study file with ``folder`` = :data:`STUDIES`); a ConfigError
+    naming the shipped ones when there is none."""
+    names = shipped_runs(folder)
     if name not in names:
-        raise ConfigError(f"run file {name!r} is not allowed: no such file, and no run of that name is shipped "
-                          f"with meanfield (meanfield runs lists them: {', '.join(names)})")
-    return (files("meanfield") / "runs" / f"{name}.toml").read_text(encoding="utf-8")
+        kind = "study" if folder else "run"
+        raise ConfigError(f"{kind} file {name!r} is not allowed: no such file, and no {kind} of that name is "
+                          f"shipped with meanfield (meanfield runs lists them: {', '.join(names)})")
+    return (_folder(folder) / f"{name}.toml").read_text(encoding="utf-8")
 
 
-__all__ = ["shipped_runs", "is_run_name", "shipped_run"]
+__all__ = ["STUDIES", "shipped_runs", "is_run_name", "shipped_run"]
