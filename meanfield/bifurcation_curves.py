@@ -65,7 +65,7 @@ def _check(system, point, parameter, interval, state, progress, max_step, max_po
 
 def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
                       state: State | None = None, max_step: float | None = None, max_points: int = MAX_POINTS,
-                      progress: bool | None = False) -> Curve:
+                      progress: bool | None = None) -> Curve:
     """Continue a point returned by :func:`meanfield.bifurcations` in a second parameter (docs/bifurcations.md
     §10).
 
@@ -88,7 +88,8 @@ def bifurcation_curve(model, point: Bifurcation, parameter: str, interval, *,
         Most continuation steps in each direction.
     progress : bool or None
         A bar on stderr, the share of ``interval`` the curve has covered: True at once, None once the
-        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds, False (the default) never.
+        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds (the default, as every long call of
+        the package), False never.
 
     Returns
     -------

@@ -80,7 +80,7 @@ class Located(list):
 
 def bifurcations(model, parameter: str, interval, *, state: State | None = None,
                  period: int | None = None, resolution: float = 1e-10, transient: int = TRANSIENT,
-                 progress: bool | None = False) -> Located:
+                 progress: bool | None = None) -> Located:
     """Continue a periodic orbit of the attention map along ``parameter`` over ``interval`` and locate its
     folds, period doublings and Neimark–Sacker points (docs/bifurcations.md).
 
@@ -105,7 +105,8 @@ def bifurcations(model, parameter: str, interval, *, state: State | None = None,
         Steps iterated from ``state`` at ``interval[0]`` before Newton.
     progress : bool or None
         A bar on stderr, the share of ``interval`` the continuation has covered: True at once, None once the
-        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds, False (the default) never.
+        continuation has run :data:`~meanfield.progress.PROGRESS_DELAY` seconds (the default, as every long call of
+        the package), False never.
 
     Returns
     -------

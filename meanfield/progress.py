@@ -108,7 +108,8 @@ class Heartbeat:
     """Where a long unit of a bar has got to, so that the bar never freezes for longer than a Newton iterate.
 
     Called with a parameter value (every Newton iterate of a continuation, docs/bifurcations.md §2), it writes
-    ``label = value`` as the bar's postfix, at most once every ``every`` seconds."""
+    ``label = value`` as the bar's postfix, at most once every ``every`` seconds, drawn once the bar's delay has
+    passed."""
 
     def __init__(self, bar: tqdm, label: str, every: float = 0.5):
         self.bar, self.label, self.every, self.shown = bar, label, every, -float("inf")
@@ -117,7 +118,7 @@ class Heartbeat:
         now = time.monotonic()
         if not self.bar.disable and now - self.shown >= self.every:
             self.shown = now
-            self.bar.set_postfix_str(f"{self.label} = {value:.10g}")
+            self.bar.set_postfix_str(f"{self.label} = {value:.10g}", refresh=self.bar.due)   # not before its delay
 
 
 class SpanBar:
@@ -144,8 +145,6 @@ class SpanBar:
 
     def __exit__(self, *exc):
         self.bar.close()
-
-
 
 
 @contextmanager

@@ -12,7 +12,8 @@ def register(sub, parents):
                                    "draw the figure. Interrupted studies resume.")
     p.add_argument("study", help="study file (e.g. runs/studies/onset_scaling.toml)")
     p.add_argument("-o", "--output", required=True, help="result file (.h5)")
-    p.add_argument("--plot", metavar="FIG", help="draw beta_c and the crossover against M, one line per L (PNG, PDF, ... by suffix)")
+    p.add_argument("--plot", metavar="FIG",
+                   help="draw beta_c and the crossover against M, one line per L (PNG, PDF, ... by suffix)")
     p.add_argument("--force", action="store_true", help="replace an existing result file")
     p.set_defaults(run=run)
 

@@ -20,8 +20,8 @@ def _mean_and_error(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 @paper_style
 def onset_figure(dataset, path=None):
-    """β_c (left) and the crossover (right) against M (log axes) per L; open markers where only some seeds have one in the interval. Saved to ``path`` when given;
-    returns the figure."""
+    """β_c (left) and the crossover (right) against M (log axes) per L; open markers where only some seeds have
+    one in the interval. Saved to ``path`` when given; returns the figure."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.4, 3.0), layout="constrained")
     features = dataset.features.values
     colors = plt.cm.viridis(np.linspace(0.0, 0.85, dataset.sizes["contexts"]))

@@ -25,14 +25,14 @@ def followed(family, x0, start, end, max_step=0.05):
 
 def imperfect_pitchfork(eps):
     """x' = λx − x³ + ε: fixed points λ − 1 = x² − ε/x, multiplier μ = λ − 3x²."""
-    return family_of(lambda x, l: l * x - x ** 3 + eps, lambda x, l: np.array([[l - 3 * x[0] ** 2]]),
-                     lambda x, l: x.copy())
+    return family_of(lambda x, lam: lam * x - x ** 3 + eps, lambda x, lam: np.array([[lam - 3 * x[0] ** 2]]),
+                     lambda x, lam: x.copy())
 
 
 def test_a_fold_is_the_turning_point_of_the_branch():
     # x' = x + (1 − λ) − x²: fixed points ±√(1 − λ), the stable one (μ = 1 − 2x) meets the other at λ = 1
-    family = family_of(lambda x, l: x + (1 - l) - x ** 2, lambda x, l: np.array([[1 - 2 * x[0]]]),
-                       lambda x, l: np.array([-1.0]))
+    family = family_of(lambda x, lam: x + (1 - lam) - x ** 2, lambda x, lam: np.array([[1 - 2 * x[0]]]),
+                       lambda x, lam: np.array([-1.0]))
     _, points, loss, crossover = followed(family, [np.sqrt(0.5)], 0.5, 2.0)
     assert loss.kind == "fold" and abs(loss.value - 1.0) < 1e-9 and abs(loss.state[0]) < 1e-4
     assert crossover is None and all(p.value < 1.0 for p in points)
@@ -40,8 +40,8 @@ def test_a_fold_is_the_turning_point_of_the_branch():
 
 def test_a_symmetric_pitchfork_is_a_branch_point():
     # x' = λx − x³: x = 0 for every λ, μ = λ crosses +1 at λ = 1 while the branch goes straight on
-    family = family_of(lambda x, l: l * x - x ** 3, lambda x, l: np.array([[l - 3 * x[0] ** 2]]),
-                       lambda x, l: x.copy())
+    family = family_of(lambda x, lam: lam * x - x ** 3, lambda x, lam: np.array([[lam - 3 * x[0] ** 2]]),
+                       lambda x, lam: x.copy())
     _, _, loss, _ = followed(family, [0.0], 0.5, 1.5)
     assert loss.kind == "branch_point" and abs(loss.value - 1.0) < 1e-9
 

@@ -1,7 +1,7 @@
 """The run files shipped with the package run by name (meanfield/sweeps/config/shipped.py): ``meanfield runs``
 lists the repository's runs/ and runs/studies/ with each file's first comment line, ``meanfield sweep NAME`` runs
-a run file and ``meanfield onset NAME`` a study file, a path works as before. An unknown name is a wrong input (tests/cli/test_wrong_input.py); the installed package's copy
-is tested by tests/test_install.py."""
+a run file and ``meanfield onset NAME`` a study file, a path works as before. An unknown name is a wrong input
+(tests/cli/test_wrong_input.py); the installed package's copy is tested by tests/test_install.py."""
 import pathlib
 
 import meanfield as mf

@@ -76,3 +76,19 @@ def test_by_default_the_bar_waits_for_its_delay(capsys, monkeypatch):
     assert "simulate_batch: 100%" in capsys.readouterr().err
     mf.simulate(model, 2_000, 1_000, compute=mf.Compute(progress=False))
     assert capsys.readouterr().err == ""
+
+
+def test_the_continuations_follow_the_same_rule(capsys, monkeypatch):
+    """mf.bifurcations and mf.bifurcation_curve, like a batch, draw their bar by default once the delay has
+    passed, and only then (no clock in the test: the delay out of reach, then none)."""
+    import meanfield.progress as progress
+    model = mf.presets.paper()
+    monkeypatch.setattr(progress, "PROGRESS_DELAY", 1e9)
+    point, = mf.bifurcations(model, "beta_o", (1.24, 1.245))
+    mf.bifurcation_curve(model.replace(beta_o=point.value), point, "beta_att", (2.2, 2.25))
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(progress, "PROGRESS_DELAY", 0.0)
+    mf.bifurcations(model, "beta_o", (1.24, 1.245))
+    mf.bifurcation_curve(model.replace(beta_o=point.value), point, "beta_att", (2.2, 2.25))
+    err = capsys.readouterr().err
+    assert "beta_o" in err and "beta_att" in err
