@@ -41,13 +41,23 @@ def has_controller(model: ModelSpec, varied) -> bool:
         name in varied for name in (f"control.{gain}" for gain in CONTROL_GAINS))
 
 
+#: ``lyapunov=True`` (all exponents) is refused above this many: each tangent vector costs about as much as a
+#: step of the map at many features, so all L·M of a wide window would take hundreds of times the run itself.
+ALL_EXPONENTS_LIMIT = 128
+
+
 def exponent_count(lyapunov, model: ModelSpec, varied=()) -> int:
     """The number of Lyapunov exponents ``lyapunov`` asks for: False or None 0, True all of them (L·M, or
-    L·M + 2M when the run has a controller, :func:`has_controller`), an integer k in 1 .. all."""
+    L·M + 2M when the run has a controller, :func:`has_controller`) where they are at most
+    :data:`ALL_EXPONENTS_LIMIT`, an integer k in 1 .. all."""
     full = model.context * model.n_features + (2 * model.n_features if has_controller(model, varied) else 0)
     if lyapunov is False or lyapunov is None:
         return 0
     if lyapunov is True:
+        if full > ALL_EXPONENTS_LIMIT:
+            raise ConfigError(f"lyapunov = True is not allowed for this model: it asks for all {full} exponents "
+                              f"(L·M = {model.context}·{model.n_features}), more than {ALL_EXPONENTS_LIMIT}; give "
+                              f"the number of leading exponents wanted, e.g. lyapunov = 8")
         return full
     return require_int("lyapunov", lyapunov, 1, full)
 

@@ -60,6 +60,21 @@ def test_bad_observables_and_exponents():
         mf.simulate(model, 10, 0, start=token_start, lyapunov=True)
 
 
+def test_all_exponents_of_a_wide_window_are_refused_before_anything_runs(tmp_path):
+    # M = 64, L = 16: lyapunov=True would be 1 024 tangent vectors; the kernel is never reached (this module's
+    # guard); the paper model's 12 stay "all of them" (tests/simulate/test_lyapunov.py)
+    wide = mf.presets.random(seed=0, n_features=64, semantic_bits=128, context=16, pe_bits=4)
+    start = mf.State.from_token(wide, np.ones(132))
+    with pytest.raises(mf.ConfigError, match=r"lyapunov = True is not allowed.*1024 exponents.*lyapunov = 8"):
+        mf.simulate(wide, 100, 50, start=start, lyapunov=True)
+    # a run file says the same when it is loaded, before anything runs (a dry run included)
+    run = tmp_path / "wide.toml"
+    run.write_text('steps = 100\ntransient = 50\nlyapunov = true\n[model]\npreset = "random"\nn_features = 64\n'
+                   'semantic_bits = 128\ncontext = 16\npe_bits = 4\n[grid]\nbeta_o = [1.0]\n')
+    with pytest.raises(mf.ConfigError, match="lyapunov = True is not allowed"):
+        mf.load_run(str(run))
+
+
 def test_bad_weights_and_tables():
     bad = {a: np.ones((3, 10)) for a in W.FEATURES}
     bad["v"] = bad["v"] * 0
