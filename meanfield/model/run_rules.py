@@ -55,7 +55,7 @@ def exponent_count(lyapunov, model: ModelSpec, varied=()) -> int:
         return 0
     if lyapunov is True:
         if full > ALL_EXPONENTS_LIMIT:
-            raise ConfigError(f"lyapunov = True is not allowed for this model: it asks for all {full} exponents "
+            raise ConfigError(f"lyapunov = True is not allowed: it asks for all {full} exponents "
                               f"(L·M = {model.context}·{model.n_features}), more than {ALL_EXPONENTS_LIMIT}; give "
                               f"the number of leading exponents wanted, e.g. lyapunov = 8")
         return full
