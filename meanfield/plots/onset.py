@@ -4,8 +4,13 @@ of stability β_c, right the crossover's β_o (where a real multiplier comes clo
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from .style import legend_outside, paper_style, plt
+
+
+#: The β_o marked on the log axes.
+BETA_TICKS = (1, 1.5, 2, 3, 4, 6, 8)
 
 
 def _mean_and_error(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -38,6 +43,8 @@ def onset_figure(dataset, path=None):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(features, [str(m) for m in features])
+        ax.set_yticks(BETA_TICKS, [f"{b:g}" for b in BETA_TICKS])
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("features $M$")
     left.set_ylabel(r"first loss of stability $\beta_c$")
     right.set_ylabel(r"crossover $\beta_o$ (closest approach of $\mu$ to $+1$)")
