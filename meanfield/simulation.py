@@ -225,8 +225,9 @@ def simulate_batch(model: ModelSpec, steps: int, transient: int = 0, *, paramete
         n points of the model's own parameters.
     lyapunov : bool, int or ~meanfield.Lyapunov
         False, True (all: L·M, or L·M + 2M when the run has a PID controller: a non-zero gain in the model or
-        a gain in ``parameters``; refused above 128, docs/model.md §5.2), the k leading exponents (:mod:`meanfield.model.run_rules`), or a
-        :class:`~meanfield.Lyapunov` that also sets the QR interval and the blocks of the standard errors.
+        a gain in ``parameters``; refused above 128, docs/model.md §5.2), the k leading exponents
+        (:mod:`meanfield.model.run_rules`), or a :class:`~meanfield.Lyapunov` that also sets the QR interval and the
+        blocks of the standard errors.
         Needs a full window (D = L) at t = transient.
     record : str, list of str, ~meanfield.Record or None
         Observables to record (None: all), or a :class:`~meanfield.Record` that also decimates (every ``every``-th

@@ -8,7 +8,6 @@ from matplotlib.ticker import NullFormatter
 
 from .style import legend_outside, paper_style, plt
 
-
 #: The β_o marked on the log axes.
 BETA_TICKS = (1, 1.5, 2, 3, 4, 6, 8)
 
