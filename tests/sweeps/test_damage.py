@@ -22,7 +22,8 @@ from meanfield.sweeps.store.verify import verify_file
 
 from .helpers import assert_same, read_all, tiny_text
 
-pytestmark = pytest.mark.dask
+# In-process Dask (the local_client fixture below): the integration tier, in the fast loop (tests/conftest.py);
+# only the disk-full case, which mounts a tmpfs, is a system test.
 
 CENSUS = """
 name = "census"
@@ -209,6 +210,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
+@pytest.mark.system
 def test_a_disk_full_mid_run_stops_clearly_and_resumes(references, local_client, small_disk):
     """After the third chunk a filler takes every free byte: the next chunk's journal record cannot be written,
     the sweep stops with one line and keeps every finished chunk; once the filler is gone the same call ends
