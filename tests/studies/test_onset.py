@@ -107,3 +107,14 @@ def test_an_unstable_start_is_refused():
         rest_stability(mf.presets.paper(), (2.0, 3.0))
     with pytest.raises(mf.ConfigError, match="interval"):
         rest_stability(mf.presets.paper(), (1.0, 0.5))
+
+
+def test_a_sharp_crossover_is_followed_round_not_stepped_across():
+    # M = 4, L = 8, seed 3: a crossover with a gap of 1.9e-4 where the branch turns within ~1e-3 of β_o. Steps
+    # that are not shortened as the margin falls cross it onto the neighbouring branch; then the cycle found
+    # from −A continues down to the rest cycle's own start, which rest_stability refuses (AnalysisError). Followed
+    # round, the mirror is a distinct cycle born in a saddle-node just past the crossover.
+    model = mf.presets.random(seed=3, n_features=4, semantic_bits=128, context=8, pe_bits=3)
+    found = rest_stability(model, (0.25, 8.0))
+    assert found.kind == "none" and abs(found.crossover - 7.7316) < 1e-3 and 0 < found.closest_approach < 1e-3
+    assert found.crossover < found.mirror_birth < found.crossover + 0.01 and found.mirror_modulus < 1
