@@ -1,6 +1,7 @@
 """The rest cycle's stability along β_o (docs/onset.md): its first loss of stability and the kind of it, the
 crossover where a multiplier comes close to +1 and turns away, and the birth of its mirror cycle — all read off the
-rest cycle's branch followed by pseudo-arclength continuation (:mod:`meanfield.analysis.fixed_point_branch`).
+rest cycle's branch followed by pseudo-arclength continuation (:mod:`meanfield.analysis.fixed_point_branch`,
+:mod:`meanfield.analysis.stability_events`).
 
 At small β_o every model settles on its rest cycle: the window repeats with the positional encoding's period L, a
 fixed point of the L-step map Φ^L on the L·M-dimensional window (docs/model.md §4). Its Floquet multipliers are the
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.fixed_point_branch import FixedPointBranch, mirror_birth, stability_along
+from ..analysis.fixed_point_branch import FixedPointBranch
+from ..analysis.stability_events import mirror_birth, stability_along
 from ..errors import ConfigError
 from ..model.spec import ModelSpec
 from ..model.state import StartWindows, State

@@ -1,11 +1,13 @@
-"""The fixed-point branch and its stability events (meanfield/analysis/fixed_point_branch.py) on textbook maps whose
-answers are known in closed form: a fold, a symmetric pitchfork (a branch point), an imperfect pitchfork (its
-crossover, closest approach and the saddle-node birth of the mirror branch), a flip and a Neimark–Sacker point.
-Every located value within 1e-9 of the exact one, as docs/onset.md §2 promises."""
+"""The fixed-point branch and its stability events (meanfield/analysis/fixed_point_branch.py and
+stability_events.py) on textbook maps whose answers are known in closed form: a fold, a symmetric pitchfork (a
+branch point), an imperfect pitchfork (its crossover, closest approach and the saddle-node birth of the mirror
+branch), a flip and a Neimark–Sacker point. Every located value within 1e-9 of the exact one, as docs/onset.md §2
+promises."""
 import numpy as np
 import pytest
 
-from meanfield.analysis.fixed_point_branch import FixedPointBranch, mirror_birth, stability_along
+from meanfield.analysis.fixed_point_branch import FixedPointBranch
+from meanfield.analysis.stability_events import mirror_birth, stability_along
 
 
 def family_of(image, d_state, d_value):
