@@ -55,8 +55,8 @@ class TierViolation(RuntimeError):
 
 @pytest.fixture(autouse=True)
 def unit_tier_guard(request, monkeypatch):
-    """A unit-tier test that starts a process (subprocess, multiprocessing, os.fork) or a Dask client fails at
-    that call, naming the tiers it could move to."""
+    """A unit-tier test that starts a process (subprocess, multiprocessing, os.fork, os.system) or a Dask client
+    fails at that call, naming the tiers it could move to (tests/test_tier_guard.py)."""
     if request.node.get_closest_marker("unit") is None:
         yield
         return
@@ -80,6 +80,7 @@ def unit_tier_guard(request, monkeypatch):
     monkeypatch.setattr(subprocess.Popen, "__init__", popen)
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a multiprocessing process"))
     monkeypatch.setattr(os, "fork", refuse("a forked process"))
+    monkeypatch.setattr(os, "system", refuse("a shell (os.system)"))       # it forks without subprocess.Popen
     # an in-process cluster starts no process: its client is refused
     import distributed
     monkeypatch.setattr(distributed.Client, "__init__", refuse("a Dask client"))
