@@ -6,20 +6,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from ..studies.onset_scan import mean_and_error
 from .style import legend_outside, paper_style, plt
 
 #: The β_o marked on the log axes.
 BETA_TICKS = (1, 1.5, 2, 3, 4, 6, 8)
-
-
-def _mean_and_error(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of (features, seed): the mean and standard error over the finite entries, and their count."""
-    found = np.isfinite(values)
-    count = found.sum(axis=1)
-    mean = np.array([row[ok].mean() if ok.any() else np.nan for row, ok in zip(values, found)])
-    error = np.array([row[ok].std(ddof=1) / np.sqrt(ok.sum()) if ok.sum() > 1 else np.nan
-                      for row, ok in zip(values, found)])
-    return mean, error, count
 
 
 @paper_style
@@ -33,7 +24,7 @@ def onset_figure(dataset, path=None):
     for color, context in zip(colors, dataset.contexts.values):
         at = dataset.sel(contexts=context)
         for ax, values in ((left, at.beta_c.values), (right, at.crossover.values)):
-            mean, error, count = _mean_and_error(values)
+            mean, error, count = (np.array(column) for column in zip(*map(mean_and_error, values)))
             ax.errorbar(features, mean, yerr=error, color=color, marker="o", ms=3.5, lw=1.0, capsize=2,
                         label=f"$L = {context}$")
             partial = (count > 0) & (count < seeds)

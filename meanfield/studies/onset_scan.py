@@ -155,13 +155,21 @@ KIND_NAMES = (("neimark_sacker", "NS"), ("flip", "PD"), ("fold", "F"), ("branch_
               ("unstable_at_start", "unstable at start"), ("not_followed", "not followed"))
 
 
+def mean_and_error(values: np.ndarray) -> tuple[float, float, int]:
+    """(mean, standard error, count) of the finite ``values`` (NaN for what a count of 0 or 1 cannot give)."""
+    found = np.asarray(values, dtype=np.float64)
+    found = found[np.isfinite(found)]
+    mean = float(found.mean()) if found.size else math.nan
+    error = float(found.std(ddof=1) / math.sqrt(found.size)) if found.size > 1 else math.nan
+    return mean, error, int(found.size)
+
+
 def _mean_and_error(values: np.ndarray, digits: int = 3) -> str:
     """"mean ± standard error" of the finite ``values`` ("—" where none)."""
-    found = values[np.isfinite(values)]
-    if found.size == 0:
+    mean, error, count = mean_and_error(values)
+    if count == 0:
         return "—"
-    spread = f" ± {found.std(ddof=1) / math.sqrt(found.size):.{digits}f}" if found.size > 1 else ""
-    return f"{found.mean():.{digits}f}{spread}"
+    return f"{mean:.{digits}f}" + (f" ± {error:.{digits}f}" if count > 1 else "")
 
 
 def _table(dataset, cell) -> list[str]:
