@@ -1,7 +1,6 @@
-"""Sphinx configuration of the documentation site (README, "Documentation"): the pages are docs/*.md (MyST
-Markdown), parts of README.md included by docs/getting_started.md, docs/run_files.md and docs/clusters.md, and
-an API reference generated from the docstrings (docs/api.md). Built nitpicky (every cross-reference resolves) with
-warnings as errors in .ci/run."""
+"""Sphinx configuration of the documentation site, the manual (README, "Documentation", links its pages): the
+pages are docs/*.md (MyST Markdown) and an API reference generated from the docstrings (docs/api.md). Built
+nitpicky (every cross-reference resolves) with warnings as errors in .ci/run."""
 import importlib
 import inspect
 import re
@@ -28,7 +27,7 @@ source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 
-# MyST: anchors for headings down to ###, so README's in-page links ("#models") resolve in the included parts
+# MyST: anchors for headings down to ###, so in-page links ("#models") resolve
 myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath", "amsmath"]      # $...$, $$...$$ and \begin{align} as math
 

@@ -8,7 +8,7 @@ clusters) cannot hold them. So, on import of :mod:`meanfield.kernels`, which ``m
 first (numba fixes a function's cache location when it is defined, and the package's compiled functions, those of
 :mod:`meanfield.analysis` included, must all find it set), the cache goes to ``NUMBA_CACHE_DIR`` when the user
 set it, else to :func:`default_cache_dir`, and the variable is set for the processes meanfield starts (Dask
-workers). README, "Quick start", says how to move or clear it.
+workers). docs/getting_started.md, "Quick start", says how to move or clear it.
 
 Within that directory numba names a source file's cache folder after the file's absolute path, so every copy of
 the package — a clone, ``pip install .``, the editable install that follows it, a test's fresh copy, the workers'

@@ -1,7 +1,7 @@
 """Every public entry point refuses a bad argument before anything compiles, loads compiled code or runs: with
 every way into compiled code made to fail, each documented argument given a value its documentation does not
 allow is answered by a ConfigError naming that argument (an AnalysisError from the generic analysis, a StoreError
-for a file that is not there), in one line, and nothing is written (README, "Reliability"). The corpus holds every
+for a file that is not there), in one line, and nothing is written (docs/storage.md §11). The corpus holds every
 callable of the public API (docs/api.md)."""
 import functools
 import math

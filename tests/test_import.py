@@ -1,4 +1,4 @@
-"""``import meanfield`` and ``meanfield --help`` load none of the heavy libraries (README, "Command line"): the
+"""``import meanfield`` and ``meanfield --help`` load none of the heavy libraries (docs/run_files.md): the
 public names resolve on first use (meanfield/__init__.py)."""
 import subprocess
 import sys

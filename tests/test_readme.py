@@ -1,6 +1,8 @@
-"""Every shell and Python block of README.md (and every `$ command` line of a transcript block) runs as written,
-in order, in a copy of the repository and a fresh virtual environment (so `pip install .` is tested too), and
-exits 0.
+"""Every shell and Python block of README.md and of the documentation pages that hold the manual's runnable
+examples (:data:`PAGES`; and every `$ command` line of a transcript block) runs as written, page after page and
+in order, in one copy of the repository and one fresh virtual environment (so `pip install .` is tested too),
+and exits 0. A block repeated verbatim on a later page (the quick start and the test command, on the README and
+on docs/getting_started.md) runs once, where it first appears.
 
 The run is made small in two visible ways, nothing else is changed:
 
@@ -9,12 +11,13 @@ The run is made small in two visible ways, nothing else is changed:
   :data:`REPLICAS` finite-N replicas and census starts (the census's longest period cut to half the tail), and
   `--workers 1` unless the command says where it computes (one worker process to start instead of one per core:
   a sweep's results do not depend on its worker count, tests/sweeps/test_dask.py);
-* the README's command that runs the whole test suite (which includes this test) only collects it
-  (:data:`SUBSTITUTIONS`).
+* the commands that run the test suite (which includes this test) only collect it (:data:`SUBSTITUTIONS`).
 
 A block may opt out only with a visible line `# not run by tests/test_readme.py: needs ...` naming what this
 machine cannot provide (a SLURM cluster, a GPU, a running Dask scheduler). Python blocks must be self-contained
-(their own imports). New sections need nothing here: whatever blocks README.md holds are run.
+(their own imports). New sections need nothing here: whatever blocks the README and the pages of :data:`PAGES`
+hold are run; a page that receives runnable examples (a block that a later block needs runs on an earlier page,
+or earlier on the same page) is added to :data:`PAGES`.
 
 The fresh environment sees the libraries already installed for this interpreter (a .pth file), so only the
 package itself is built and installed; building it fetches the build requirements (setuptools, setuptools-scm)
@@ -36,6 +39,11 @@ STEPS, POINTS, REPLICAS = 400, 5, 4
 SUBSTITUTIONS = {"python -m pytest": "python -m pytest --collect-only -q"}
 OPT_OUT = re.compile(r"#\s*not run by tests/test_readme\.py:\s*needs (.+)")
 MACHINES_WE_LACK = ("SLURM", "GPU", "Dask scheduler")
+#: The pages whose blocks run, in this order, after README.md: the manual's pages that hold runnable examples
+#: (the README's sections moved there). A page's blocks may use what an earlier page's blocks wrote
+#: (results/fig3_quick.h5 from the quick start).
+PAGES = ("README.md", "docs/getting_started.md", "docs/models.md", "docs/storage.md", "docs/bifurcations.md",
+         "docs/onset.md", "docs/attractors.md", "docs/basins.md", "docs/clusters.md")
 
 pytestmark = [pytest.mark.slow, pytest.mark.system]      # fresh environments, processes
 
@@ -56,9 +64,21 @@ def runnable(text: str) -> list:
         reason = OPT_OUT.search(code)
         if reason:
             assert any(m in reason.group(1) for m in MACHINES_WE_LACK), (
-                f"a README block opts out for {reason.group(1)!r}: only {MACHINES_WE_LACK} are reasons")
+                f"a block opts out for {reason.group(1)!r}: only {MACHINES_WE_LACK} are reasons")
             continue
         out.append(("python" if language == "python" else "bash", code))
+    return out
+
+
+def runnable_pages(root: pathlib.Path) -> list:
+    """(page, n, language, code) of every block to run, page after page in :data:`PAGES`' order; a block whose
+    code an earlier one already holds verbatim is left out (it ran there)."""
+    out, seen = [], set()
+    for page in PAGES:
+        for n, (kind, code) in enumerate(runnable((root / page).read_text(encoding="utf-8"))):
+            if code.strip() not in seen:
+                seen.add(code.strip())
+                out.append((page, n, kind, code))
     return out
 
 
@@ -66,6 +86,12 @@ def test_the_readme_has_blocks_to_run():
     found = runnable((ROOT / "README.md").read_text(encoding="utf-8"))
     assert any(kind == "bash" and "meanfield sweep" in code for kind, code in found)
     assert any(kind == "python" for kind, _ in found)
+
+
+def test_every_page_listed_holds_blocks_to_run():
+    for page in PAGES[1:]:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert runnable(text) or OPT_OUT.search(text), f"{page} holds no block to run: drop it from PAGES"
 
 
 #: A `meanfield` first on PATH: the installed command, with small sizes added to `meanfield sweep RUN.toml`.
@@ -147,11 +173,11 @@ def test_every_readme_block_runs(tmp_path):
     repo.mkdir()
     copy_repository(repo)
     env = fresh_environment(tmp_path)
-    for n, (kind, code) in enumerate(runnable((repo / "README.md").read_text(encoding="utf-8"))):
+    for page, n, kind, code in runnable_pages(repo):
         for old, new in SUBSTITUTIONS.items():
             code = code.replace(old, new)
         command = (["bash", "-euo", "pipefail", "-c", code] if kind == "bash"
                    else ["python", "-c", textwrap.dedent(code)])
         done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
-        assert done.returncode == 0, (f"README block {n} ({kind}) failed with status {done.returncode}:\n{code}\n"
+        assert done.returncode == 0, (f"{page} block {n} ({kind}) failed with status {done.returncode}:\n{code}\n"
                                       f"--- stdout ---\n{done.stdout[-3000:]}\n--- stderr ---\n{done.stderr[-3000:]}")

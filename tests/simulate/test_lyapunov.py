@@ -35,7 +35,7 @@ def window_at(traj_att, pe0, t, first):
 def test_sum_of_exponents_is_mean_log_det(beta):
     # Σλ = <log|det J|> exactly (product of Jacobians). Checked where per-step contractions are resolvable
     # in float64; at sharp attention (β ≳ 1.2 with γ = 127) single steps contract some direction by more
-    # than e^-37 and the smallest exponents saturate, as in the reference (README, Lyapunov spectra).
+    # than e^-37 and the smallest exponents saturate, as in the reference (docs/classification.md §6).
     model = mf.presets.paper(beta_o=beta)
     first, start, n = 396, 400, 600
     rec = mf.simulate(model, start + n, first, record=("att",))

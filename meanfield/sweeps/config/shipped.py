@@ -1,7 +1,7 @@
 """The run files shipped with the package (the repository's ``runs/``, installed as package data under
 ``meanfield/runs``), found by name: ``meanfield sweep paper_fig3_quick`` and ``mf.load_run("paper_fig3_quick")``
 read ``runs/paper_fig3_quick.toml`` from the installed package, ``meanfield onset onset_scaling_quick`` the study
-file ``runs/studies/onset_scaling_quick.toml``; ``meanfield runs`` lists both (README, "Run files"). A path to a
+file ``runs/studies/onset_scaling_quick.toml``; ``meanfield runs`` lists both (docs/run_files.md). A path to a
 file of one's own works as before."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """SLURM through dask-jobqueue, in its two ways: jobs submitted from a login node (:class:`SlurmJobs`) and one
 allocation shared by scheduler, client and workers (:func:`slurm_runner`, ``srun -n K``).
 
-Jobs outlive their walltime (README, "Clusters and GPUs"): every worker retires after its ``lifetime`` (±
+Jobs outlive their walltime (docs/clusters.md): every worker retires after its ``lifetime`` (±
 ``lifetime_stagger``), strictly inside the walltime, and does not restart inside its job; its job then ends.
 dask's adaptive scaling (``adapt(minimum_jobs, maximum_jobs)``) keeps the job count, but it counts a job that
 ended as still planned (dask/dask-jobqueue#691 on GitHub), so :meth:`SlurmJobs.poll` asks ``squeue`` which of the
