@@ -7,6 +7,7 @@ the model; the generic analysis knows nothing of the package but its errors; one
 """
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -305,3 +306,44 @@ def test_a_second_label_table_is_found():
     found = label_tables({"meanfield.census.extra": (source, False)})
     assert found == ["meanfield.census.extra:1 ['fixed_point', 'periodic', 'chaotic']",
                      "meanfield.census.extra:2 CHAOS_EXPONENT"]
+
+
+#: "unresolved" has one meaning: the classifier's label for an attractor it cannot name (docs/classification.md).
+#: A census start that settled on no attractor is "unsettled" (docs/attractors.md). The two modules that own the
+#: label use the word freely: the vocabulary and the classifier that gives the label and says why.
+WORD_OWNERS = {"meanfield.analysis.labels", "meanfield.analysis.classify"}
+#: The one other place: the table of the names older files gave to unsettled starts, which the readers map to the
+#: new names (meanfield.sweeps.store.schema.RENAMED, docs/storage.md §7) — those names, and only those.
+OLD_FILE_NAMES = {"meanfield.sweeps.store.schema": {"census_unresolved", "tipping_unresolved", "unresolved"}}
+#: A word holding "unresolved", with the quotes or backticks around it.
+WORD = re.compile(r"([`\"']*)(\w*unresolved\w*)([`\"']*)", re.IGNORECASE)
+
+
+def misused_word(modules: dict) -> list:
+    """'module:line word' of every "unresolved" outside :data:`WORD_OWNERS` that is not the label's name quoted
+    (``"unresolved"``, ````unresolved````): prose ("unresolved starts"), an identifier (``unresolved_fraction``) or a
+    dataset name (``census_unresolved``) means an unsettled start, which has its own word."""
+    found = []
+    for name, (source, _) in sorted(modules.items()):
+        if name in WORD_OWNERS:
+            continue
+        for number, line in enumerate(source.splitlines(), 1):
+            for match in WORD.finditer(line):
+                before, word, after = match.groups()
+                if not (word == "unresolved" and before and after) and word not in OLD_FILE_NAMES.get(name, ()):
+                    found.append(f"{name}:{number} {match.group(0)}")
+    return found
+
+
+def test_unresolved_means_the_label_only():
+    assert misused_word(package_modules()) == []
+
+
+def test_a_second_meaning_of_unresolved_is_found():
+    source = ('"""Unresolved starts."""\nx = census.unresolved_fraction\nlabel = "unresolved"\n'
+              '# the label ``unresolved``\nname = "census_unresolved"\n')
+    assert misused_word({"meanfield.census.extra": (source, False)}) == [
+        "meanfield.census.extra:1 \"\"\"Unresolved", "meanfield.census.extra:2 unresolved_fraction",
+        'meanfield.census.extra:5 "census_unresolved"']
+    assert misused_word({"meanfield.sweeps.store.schema": (source, False)}) == [
+        "meanfield.sweeps.store.schema:1 \"\"\"Unresolved", "meanfield.sweeps.store.schema:2 unresolved_fraction"]

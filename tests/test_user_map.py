@@ -75,22 +75,22 @@ def henon_escapes(n, steps, a=1.4, b=0.3):
     return ~np.isfinite(x)         # an escaping orbit's |x| squares each step: it overflows long before 20 000
 
 
-def test_the_census_finds_the_one_henon_attractor_and_leaves_escapes_unresolved():
+def test_the_census_finds_the_one_henon_attractor_and_leaves_escapes_unsettled():
     census = mf.find_attractors(HENON, 32, 20_000, 10_000, lyapunov=True)
     assert [(a.label, a.period) for a in census.attractors] == [("chaotic", 0)]
-    # starts outside the basin escape to infinity: exactly those are unresolved, every other start is on the
+    # starts outside the basin escape to infinity: exactly those are unsettled, every other start is on the
     # one attractor (5 of the 32 escape; counted here, not by the census)
     escapes = henon_escapes(32, 20_000)
     assert 0 < escapes.sum() < 32
-    assert census.unresolved_fraction == escapes.sum() / 32
+    assert census.unsettled_fraction == escapes.sum() / 32
     assert census.assignment.tolist() == np.where(escapes, -1, 0).tolist()
-    assert census.attractors[0].fraction == pytest.approx(1 - census.unresolved_fraction)
+    assert census.attractors[0].fraction == pytest.approx(1 - census.unsettled_fraction)
 
 
 def test_a_census_where_every_start_escapes_has_no_attractor():
     far = mf.Map(henon, henon_jacobian, [5.0, 5.0], {"a": 1.4, "b": 0.3}, box=([4.0, 4.0], [6.0, 6.0]))
     census = mf.find_attractors(far, 8, 2_000, 1_000, lyapunov=True)
-    assert census.attractors == [] and census.unresolved_fraction == 1.0
+    assert census.attractors == [] and census.unsettled_fraction == 1.0
 
 
 def test_henon_fold_and_flip_of_the_fixed_point():
@@ -124,7 +124,7 @@ def test_continue_attractors_follows_the_fixed_point_and_the_two_cycle():
 def test_mirror_attractors_of_a_symmetric_map_have_mirror_basins(a, label, period):
     census = mf.find_attractors(mf.Map(cubic, cubic_jacobian, [0.0], {"a": a}, box=([-1.0], [1.0])), 400, 4_000,
                                 2_000, lyapunov=True)
-    assert census.unresolved_fraction == 0
+    assert census.unsettled_fraction == 0
     assert [(x.label, x.period, x.family) for x in census.attractors] == [(label, period, 0)] * 2
     # mirror images: one's summary is the other's reflected (quantile functions: q_k → −q_{Q−1−k})
     first, second = (x.summary[:, 0] for x in census.attractors)
@@ -133,7 +133,7 @@ def test_mirror_attractors_of_a_symmetric_map_have_mirror_basins(a, label, perio
     assert abs(census.attractors[0].fraction - 0.5) < 3 * 0.025
     # printed, a census is a line per attractor, not its arrays
     lines = repr(census).splitlines()
-    assert lines[0] == "Census of 400 starts: 2 attractors, 0.0% unresolved" and len(lines) == 3
+    assert lines[0] == "Census of 400 starts: 2 attractors, 0.0% unsettled" and len(lines) == 3
     assert lines[1].startswith(f"  #0 {label}{'(2)' if label == 'periodic' else ''}: ")
 
 

@@ -1,7 +1,7 @@
 """Basin-boundary measures: basin entropy, uncertainty exponent, Wada test, tipping probabilities (docs/basins.md).
 
 Generic: arrays (or a vectorised final-state callable) in, numbers out. Attractor ids are integers; the
-census marks an unresolved start with −1, and each function says what it does with negative ids.
+census marks an unsettled start with −1, and each function says what it does with negative ids.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def basin_entropy(basins: object, box: int = 5) -> tuple[float, float]:
     ``S_b`` is the mean of ``S_i`` over all boxes, ``S_bb`` over the boxes holding more than one id
     (0 where there are none). ``S_bb > ln 2`` is a sufficient condition for a fractal boundary.
 
-    Every distinct id is its own outcome, negative ones included: the unresolved starts (−1) count as one more
-    outcome, so an unresolved patch raises the entropy where it touches a basin (docs/basins.md §1).
+    Every distinct id is its own outcome, negative ones included: the unsettled starts (−1) count as one more
+    outcome, so an unsettled patch raises the entropy where it touches a basin (docs/basins.md §1).
 
     Raises
     ------
@@ -191,7 +191,7 @@ def wada_merging(basins: object, *, max_radius: int = 5) -> tuple[bool, np.ndarr
     map's features. ``max_radius`` sits between the two: default 5 cells (3 was fixed before validation;
     Newton's method for z³ − 1 needed 2–4 cells at 256²–768², four quadrants 127 at 256², docs/basins.md §3).
 
-    Negative ids (unresolved) are refused: an unresolved patch is neither a basin nor a boundary.
+    Negative ids (unsettled) are refused: an unsettled patch is neither a basin nor a boundary.
 
     Returns
     -------
@@ -209,7 +209,7 @@ def wada_merging(basins: object, *, max_radius: int = 5) -> tuple[bool, np.ndarr
         raise ConfigError(f"max_radius: {max_radius!r}; expected an integer >= 0 (cells)")
     if arr.min() < 0:
         raise ConfigError(f"basins: holds negative id {int(arr.min())}; expected ids >= 0 "
-                          "(the Wada test does not treat unresolved starts)")
+                          "(the Wada test does not treat unsettled starts)")
     ids = np.unique(arr)
     boundary = ndimage.maximum_filter(arr, size=3, mode="nearest") != ndimage.minimum_filter(arr, size=3,
                                                                                             mode="nearest")
@@ -234,7 +234,7 @@ def tipping_probabilities(before: object, after: object) -> tuple[np.ndarray, np
     Kaszás, Feudel & Tél, Phys. Rev. E 100 (2019), "tipping probabilities": for the same starts, ``before``
     holds each start's attractor id at the old parameter and ``after`` at the new one; ``matrix[i, j]`` is
     the fraction of the old basin of ``ids_before[i]`` whose starts go to ``ids_after[j]`` (rows sum to 1).
-    Negative ids (unresolved) are ordinary ids here: their row and column are kept, nothing is dropped.
+    Negative ids (unsettled) are ordinary ids here: their row and column are kept, nothing is dropped.
 
     Raises
     ------

@@ -1,7 +1,7 @@
 """Distinct attractors among many starts, and the same attractors across neighbouring parameter values.
 
 Arrays in, ids out (docs/attractors.md §2–§3): :func:`group_attractors` turns the :class:`Fingerprints` of
-one parameter point's starts into an attractor index per start (-1: unresolved, counted and never merged);
+one parameter point's starts into an attractor index per start (-1: unsettled, counted and never merged);
 :func:`match_attractors` gives the attractors of one point the ids of the nearest attractors of its neighbour.
 
 Identity rules, all tolerances relative to the attractor's own scale s (its extent):
@@ -12,8 +12,8 @@ Identity rules, all tolerances relative to the attractor's own scale s (its exte
   with different points (the mirror images of a symmetric map) are distinct;
 * **aperiodic sets** (tori, chaos): the largest per-feature Wasserstein-1 distance between their sampled
   invariant measures within ``measure_rtol · s``; a start whose tail disagrees with itself by more than that
-  (halves farther apart than the threshold: not settled) is unresolved;
-* a tail that is not finite is unresolved.
+  (halves farther apart than the threshold: not settled) is unsettled;
+* a tail that is not finite is unsettled.
 
 Groups are formed leader-first in start order (each new group's first start is its representative), so the
 result depends only on the fingerprints, never on how the ensemble was chunked. Groups are numbered by
@@ -52,9 +52,9 @@ extent between grid points of a resolved sweep."""
 class Grouping:
     """Attractors among the starts of one point.
 
-    ``assignment`` (n,) the attractor index of every start (-1: unresolved); ``representative`` (k,) the index
+    ``assignment`` (n,) the attractor index of every start (-1: unsettled); ``representative`` (k,) the index
     of each attractor's first start; ``count`` (k,) its number of starts; ``period`` (k,) its period (0:
-    aperiodic); ``n_unresolved`` the starts in no attractor.
+    aperiodic); ``n_unsettled`` the starts settled on no attractor.
     """
 
     assignment: np.ndarray
@@ -63,7 +63,7 @@ class Grouping:
     period: np.ndarray
 
     @property
-    def n_unresolved(self) -> int:
+    def n_unsettled(self) -> int:
         return int(np.sum(self.assignment < 0))
 
 
@@ -151,7 +151,7 @@ def assign_to_attractors(prints: Fingerprints, period: np.ndarray, scale: np.nda
                          measure_rtol: float = MEASURE_RTOL) -> np.ndarray:
     """The first of k known attractors that each start of ``prints`` is identical to, by the rules of
     :func:`group_attractors` (module docstring) applied between the start and the attractor's representative;
-    -1 when it is none of them or unresolved. The attractors are given by their ``period`` (k,) (0: aperiodic),
+    -1 when it is none of them or unsettled. The attractors are given by their ``period`` (k,) (0: aperiodic),
     ``scale`` (k,), ``quantiles`` (k, Q, F) and ``points`` (k cycle point sets (p, F); ignored when aperiodic).
     Used to place starts carried over from a neighbouring parameter value (docs/attractors.md §3)."""
     out = np.full(prints.period.shape[0], -1, dtype=np.int64)

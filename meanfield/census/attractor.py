@@ -1,6 +1,6 @@
 """One attractor of a census (docs/attractors.md §2): the record, the classifier's label of a run on it, the
 record built from such a run, and the identity of runs with known attractors — shared by the fresh census
-(:mod:`.find`), the chain (:mod:`.continuation`) and the decided unresolved starts (:mod:`.unresolved`)."""
+(:mod:`.find`), the chain (:mod:`.continuation`) and the decided unsettled starts (:mod:`.unsettled`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -15,12 +15,12 @@ lane for ``steps`` iterations, its attention row recorded over t = transient …
 2. every other start is fingerprinted and assigned by the census's rules
    (:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.grouping.assign_to_attractors`): an
    aperiodic attractor by its measure, a cycle by its detected period;
-3. a start that is none of them is unresolved, id −1 (not settled in ``transient`` steps, or on an attractor
+3. a start that is none of them is unsettled, id −1 (not settled in ``transient`` steps, or on an attractor
    the census did not find).
 
 Step 1 is what makes a 512² map cheap (the period search of step 2 costs ~0.7 ms per start, the Hausdorff test
 a few µs); it accepts a start that is within the tolerance of a known cycle but whose residual has not reached
-the period criterion's floor, which step 2 would leave unresolved. Every start's id depends only on its own
+the period criterion's floor, which step 2 would leave unsettled. Every start's id depends only on its own
 lane, so a map is the same whatever the chunking.
 """
 from __future__ import annotations
@@ -149,7 +149,7 @@ class KnownAttractors:
 
 def assign_tails(tails: np.ndarray, known: KnownAttractors, *, max_period: int = MAX_PERIOD,
                  rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL)) -> np.ndarray:
-    """The id of each recorded tail (starts, time, M) among the ``known`` attractors, −1 unresolved (module
+    """The id of each recorded tail (starts, time, M) among the ``known`` attractors, −1 unsettled (module
     docstring, steps 1–3)."""
     tails = np.ascontiguousarray(tails, dtype=np.float64)
     ids = np.full(tails.shape[0], -1, dtype=np.int64)
@@ -186,7 +186,7 @@ def basin_map(model: ModelSpec, attractors, plane: Plane, steps: int, transient:
               tolerances: Tolerances = Tolerances(), compute: Compute = Compute()) -> np.ndarray:
     """The basin map (u, v) of ``model`` on ``plane`` in one process: the id of each pixel's attractor among
     ``attractors`` (a :class:`~meanfield.census.find.Census` or :class:`~meanfield.census.basins.KnownAttractors`), −1
-    unresolved, with the census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default
+    unsettled, with the census's ``tolerances``. ``compute.chunk`` pixel rows per kernel call (default
     :data:`BASIN_CHUNK`; memory, the map does not depend on it). A sweep with a ``[basins]`` table computes the same map
     on a cluster (docs/basins.md §7)."""
     tolerances, compute = check_tolerances(tolerances), check_compute(compute, "basin_map", "progress")

@@ -70,7 +70,7 @@ class AttractorContinuation:
         """(values, ids, ids + 1) tipping probabilities from the previous value of the chain to each value
         (docs/basins.md §4, Kaszás, Feudel & Tél 2019), over the fresh starts (the same at every value):
         ``[v, i, j]`` the fraction of the starts on id i at the previous value that are on id j at value v, the
-        last column the fraction that is unresolved there; NaN at the first value and for ids without a start
+        last column the fraction that is unsettled there; NaN at the first value and for ids without a start
         at the previous value."""
         n = max(self.n_ids, 1)
         out = np.full((len(self.values), n, n + 1), np.nan)
@@ -94,8 +94,8 @@ class AttractorContinuation:
         order — the form a sweep stores (docs/storage.md §7): ``fraction``, ``fraction_stderr`` (NaN where an id
         is absent), ``label`` (codes into ``label_names``, -1 absent), ``period`` (0 aperiodic, -1 absent),
         ``scale``, ``summary`` (quantile, feature), ``points`` (cycle_point, feature; NaN-padded to
-        ``max_period``, default the longest cycle), ``lyapunov`` (exponent) when computed, and ``unresolved``
-        (the fraction of fresh starts in no attractor) per value."""
+        ``max_period``, default the longest cycle), ``lyapunov`` (exponent) when computed, and ``unsettled``
+        (the fraction of fresh starts settled on no attractor) per value."""
         order = np.argsort(self.values, kind="stable")
         n_v, n_a = len(self.values), max(self.n_ids, 1)
         cycles = [a.period for c in self.censuses for a in c.attractors]
@@ -106,10 +106,10 @@ class AttractorContinuation:
         label, period = np.full((n_v, n_a), -1, np.int8), np.full((n_v, n_a), -1, np.int32)
         summary, points = np.full((n_v, n_a, q, m), np.nan), np.full((n_v, n_a, width, m), np.nan)
         lyapunov = np.full((n_v, n_a, k), np.nan)
-        unresolved = np.empty(n_v)
+        unsettled = np.empty(n_v)
         for row, v in enumerate(order):
             census = self.censuses[v]
-            unresolved[row] = census.unresolved_fraction
+            unsettled[row] = census.unsettled_fraction
             for a, i in zip(census.attractors, self.ids[v]):
                 fraction[row, i], stderr[row, i], scale[row, i] = a.fraction, a.fraction_stderr, a.scale
                 label[row, i], period[row, i] = LABELS.index(a.label), a.period
@@ -121,11 +121,11 @@ class AttractorContinuation:
         dims = (self.parameter, "attractor")
         tipping = self.tipping()[order]
         data = {"tipping": (dims + ("destination",), tipping[..., :n_a]),
-                "tipping_unresolved": (dims, tipping[..., n_a]), "fraction": (dims, fraction),
+                "tipping_unsettled": (dims, tipping[..., n_a]), "fraction": (dims, fraction),
                 "fraction_stderr": (dims, stderr), "label": (dims, label),
                 "period": (dims, period), "scale": (dims, scale),
                 "summary": (dims + ("quantile", "feature"), summary),
-                "points": (dims + ("cycle_point", "feature"), points), "unresolved": ((self.parameter,), unresolved)}
+                "points": (dims + ("cycle_point", "feature"), points), "unsettled": ((self.parameter,), unsettled)}
         if k:
             data["lyapunov"] = (dims + ("exponent",), lyapunov)
         coords = {self.parameter: np.asarray(self.values)[order], "attractor": np.arange(n_a),
@@ -228,7 +228,7 @@ def _carried(system, census: Census, previous: list, outcome: _Carried, rtol: tu
     found, new = list(census.attractors), []
     for s, lane in enumerate(outcome.lanes):
         if prints.period[s] < 0 or (prints.period[s] == 0 and not prints.stationarity[s] <= rtol[1]):
-            continue                                         # unresolved: the attractor is lost, not merged
+            continue                                         # unsettled: the attractor is lost, not merged
         if identify(prints.take([s]), found + [_provisional(prints, t) for t, _ in new], rtol)[0] < 0:
             new.append((s, lane))
     confirming = confirm([batch.final_state(int(lane)) for _, lane in new])

@@ -8,11 +8,11 @@ cycle criterion. Every group is then *confirmed* (docs/attractors.md §2): its r
 state (:data:`CONFIRM_TAILS` tails, the last one recorded), and the group is an attractor only if that run is
 still on it by the identity rules;
 a group whose representative goes on to another group that stays was a transient and merges into it, one
-whose representative reaches no such group is unresolved. Each attractor is labelled by the classifier's own
-decision (:func:`meanfield.analysis.classify.decide`) on the confirming run's evidence, so the census and ``classify``
-of a run from the attractor's state give one answer. Starts left unresolved that are still closing in on a stable
-cycle are decided by Newton (:mod:`.unresolved`). Every start runs on its own kernel lane, so its tail, and hence its
-attractor, is the same whatever the chunking.
+whose representative reaches no such group leaves its starts unsettled (on no attractor). Each attractor is
+labelled by the classifier's own decision (:func:`meanfield.analysis.classify.decide`) on the confirming run's
+evidence, so the census and ``classify`` of a run from the attractor's state give one answer. Starts left
+unsettled that are still closing in on a stable cycle are decided by Newton (:mod:`.unsettled`). Every start runs
+on its own kernel lane, so its tail, and hence its attractor, is the same whatever the chunking.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from .families import with_families
 from .options import MAX_PERIOD, Starts, Tolerances, check_tolerances
 from .system import as_system
 from .transients import Transient, follow_transients
-from .unresolved import decide_unresolved
+from .unsettled import decide_unsettled
 
 #: The longest cycle a census tells from an aperiodic set unless told otherwise (two fit in a tail of 512).
 
@@ -56,8 +56,8 @@ SHOWN = 12
 @dataclass(frozen=True, repr=False)
 class Census:
     """What :func:`meanfield.find_attractors` found: ``attractors`` by decreasing fraction, ``assignment`` (n,) the
-    index into ``attractors`` of each start (−1: unresolved — not settled, or in a group that was not confirmed),
-    ``fingerprints`` of every start."""
+    index into ``attractors`` of each start (−1: unsettled — settled on no attractor: not settled, escaped, or in
+    a group that was not confirmed), ``fingerprints`` of every start."""
 
     attractors: list
     assignment: np.ndarray
@@ -66,13 +66,16 @@ class Census:
     transient: Transient | None = None
 
     @property
-    def unresolved_fraction(self) -> float:
+    def unsettled_fraction(self) -> float:
+        """The fraction of the starts that settled on no attractor (``assignment`` −1): not settled within the
+        run, escaped to infinity, or in a group that was not confirmed. Not the label ``unresolved``, which an
+        attractor gets when the classifier cannot name it (docs/classification.md)."""
         return float(np.mean(self.assignment < 0))
 
     def __repr__(self) -> str:
         """A line per attractor (the first :data:`SHOWN`), not its arrays: label, period, fraction ± SE, family."""
         lines = [f"Census of {self.assignment.size} starts: {len(self.attractors)} attractors, "
-                 f"{self.unresolved_fraction:.1%} unresolved"]
+                 f"{self.unsettled_fraction:.1%} unsettled"]
         for i, a in enumerate(self.attractors[:SHOWN]):
             period = f"({a.period})" if a.label == "periodic" else ""
             family = f", family of {a.family}" if a.family else ""
@@ -125,7 +128,7 @@ def label_undecided(system, census: Census, steps: int, transient: int, *, lyapu
 def _destinations(targets: np.ndarray) -> np.ndarray:
     """Where each candidate group goes, from the group its representative's confirming run was identified with
     (``targets``, -1: none): itself when it stayed; the group it went on to when that group stayed (a
-    transient, merged); -1 otherwise (unresolved)."""
+    transient, merged); -1 otherwise (unsettled)."""
     stays = targets == np.arange(targets.size)
     return np.array([t if t >= 0 and stays[t] else -1 for t in targets], dtype=np.int64)
 
@@ -147,7 +150,7 @@ def census_of(system, prints: Fingerprints, grouping: Grouping, confirming, lane
         targets = assign_to_attractors(on, grouping.period, prints.scale[first], prints.quantiles[first],
                                        [prints.tails[i, -p:] for i, p in zip(first, grouping.period)],
                                        cycle_rtol=rtol[0], measure_rtol=rtol[1])
-    goes = np.append(_destinations(targets), -1)                  # the last entry: where -1 (unresolved) goes
+    goes = np.append(_destinations(targets), -1)                  # the last entry: where -1 (unsettled) goes
     assignment = goes[np.where(grouping.assignment >= 0, grouping.assignment, goes.size - 1)]
     goes = goes[:-1]
     kept = np.flatnonzero(goes == np.arange(goes.size))
@@ -218,7 +221,7 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                  backend: str = "cpu", transients: int = 0) -> Census:
     """The census of ``states`` (validated options) without the families step, every cycle its own entry, as a
     continuation and a sweep store them: run, group, confirm, label (module docstring), then the starts still
-    closing in on a stable cycle decided by Newton (:mod:`.unresolved`), and with ``transients`` steps the
+    closing in on a stable cycle decided by Newton (:mod:`.unsettled`), and with ``transients`` steps the
     chaotic transient followed (:mod:`.transients`)."""
     parts = [system.run(states[lo:lo + chunk], steps, transient, series=False,
                         compute=Compute(backend=backend, progress=progress))
@@ -233,7 +236,7 @@ def fresh_census(system, states: list, steps: int, transient: int, *, chunk: int
                       backend=backend)
     def final_state(i):
         return parts[i // chunk].final_state(i % chunk)
-    census = decide_unresolved(system, census, final_state, confirm, counted=counted, max_period=max_period,
+    census = decide_unsettled(system, census, final_state, confirm, counted=counted, max_period=max_period,
                                rtol=rtol)
     census = label_undecided(system, census, steps, transient, lyapunov=lyapunov, backend=backend)
     if not transients:

@@ -10,7 +10,7 @@ attractor (a cycle's successive states; one state of an aperiodic set) and ``dir
 
 1. scan: every ray (phase, u) is tried at the radii r_j = j·radius/scan, j = 1 … scan, all in one kernel call;
    the first r_j whose start is not assigned to the attractor (:func:`meanfield.census.basins.assign_tails`:
-   another attractor, or unresolved) brackets the ray's exit with r_{j−1} (a ray that does not leave within
+   another attractor, or unsettled) brackets the ray's exit with r_{j−1} (a ray that does not leave within
    ``radius`` has none);
 2. bisection of every bracket (between a radius that stays and one that leaves: it converges to a crossing
    of the basin's boundary inside the bracket), all rays in one kernel call per round, until it is narrower
@@ -75,7 +75,7 @@ class ShockSearch:
 class Shock:
     """A minimal critical shock: its size ``radius`` (max norm over the window; inf when no ray left within
     the searched radius), the ``phase`` and the push ``delta`` (window-shaped) that reach it, the
-    ``destination`` id (−1 unresolved), and ``radii`` (phases, directions), every ray's exit radius (inf: none)."""
+    ``destination`` id (−1 unsettled), and ``radii`` (phases, directions), every ray's exit radius (inf: none)."""
 
     radius: float
     phase: int

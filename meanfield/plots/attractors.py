@@ -6,16 +6,16 @@ sweep file's ``attractors/up`` group, docs/storage.md §7). Upper panel: every a
 cycle's points (one feature of the newest attention row) as dots, an aperiodic set's measure as a bar over its
 5–95 % quantile range of that feature; hollow dots and faint bars where the attractor is present only through the
 start carried from the neighbouring value (fraction 0). Lower panel: the basin fractions stacked in id order (the
-"basin curves" plot), the unresolved share on top in grey. With the continuation the other way (``backward``),
-its attractors are drawn beneath in black, wider, so that they outline the forward ones and stand alone where
-only the backward chain has them (hysteresis). Legends say all of this on the figure.
+"basin curves" plot), the unsettled share (starts on no attractor) on top in grey. With the continuation the
+other way (``backward``), its attractors are drawn beneath in black, wider, so that they outline the forward ones
+and stand alone where only the backward chain has them (hysteresis). Legends say all of this on the figure.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .style import (
-    CLASS_COLOURS,
+    UNSETTLED_COLOUR,
     attractor_colours,
     attractor_handles,
     attractor_names,
@@ -100,13 +100,13 @@ def attractors_figure(ds, *, backward=None, feature: int = 0, parameter: str | N
     _encoding_legend(top, backward is not None)
     top.set_ylabel(label("att", feature))
     ids = range(fractions.shape[1])
-    bottom.stackplot(ds[axis].values, *fractions.T, ds["unresolved"].values,
-                     colors=[colours[i] for i in ids] + [CLASS_COLOURS["unresolved"]], linewidth=0)
+    bottom.stackplot(ds[axis].values, *fractions.T, ds["unsettled"].values,
+                     colors=[colours[i] for i in ids] + [UNSETTLED_COLOUR], linewidth=0)
     bottom.set_ylim(0, 1)
     bottom.set_ylabel("basin fraction (fresh starts)")
     bottom.set_xlabel(parameter or axis)
     handles = attractor_handles(_names(ds), colours)
-    handles.append(Patch(color=CLASS_COLOURS["unresolved"], label="unresolved starts"))
+    handles.append(Patch(color=UNSETTLED_COLOUR, label="unsettled starts"))
     fig.legend(handles=handles, loc="outside right upper", frameon=False, title="attractor id",
                title_fontsize=7)
     if title:

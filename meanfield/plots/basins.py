@@ -1,13 +1,13 @@
 """The basin map of a sweep file as a heat map (docs/basins.md §7): every start of the plane coloured by the id
 of its attractor (:func:`~meanfield.plots.style.attractor_colours`, ids in order, so id k has the k-th colour
-of the census figure's palette), unresolved starts in the grey of "unresolved"; the legend names each id by its
+of the census figure's palette), unsettled starts (on no attractor) in grey; the legend names each id by its
 period (:func:`~meanfield.plots.style.attractor_names`, "p24 #2") with its share of the map.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .style import CLASS_COLOURS, attractor_colours, attractor_handles, attractor_names, paper_style, plt
+from .style import UNSETTLED_COLOUR, attractor_colours, attractor_handles, attractor_names, paper_style, plt
 
 
 def _axis_label(ds, k: int) -> str:
@@ -28,7 +28,7 @@ def basins_figure(ds, title: str | None = None):
     ids, u, v = ds["id"].values, ds["u"].values, ds["v"].values
     attractors = [int(i) for i in ds["attractor"].values]
     colours = attractor_colours(attractors)
-    cmap = ListedColormap([CLASS_COLOURS["unresolved"]] + [colours[i] for i in attractors])
+    cmap = ListedColormap([UNSETTLED_COLOUR] + [colours[i] for i in attractors])
     fig, ax = plt.subplots(figsize=(5.6, 4.2), layout="constrained")
     du, dv = (u[-1] - u[0]) / (u.size - 1), (v[-1] - v[0]) / (v.size - 1)
     ax.imshow(ids.T + 1, origin="lower", cmap=cmap, vmin=-0.5, vmax=len(attractors) + 0.5, interpolation="nearest",
@@ -41,9 +41,9 @@ def basins_figure(ds, title: str | None = None):
     names = attractor_names(periods, {i: label_names[int(c)] for i, c in zip(attractors, ds["label"].values)})
     share = {i: float(np.mean(ids == i)) for i in attractors}
     handles = attractor_handles({i: f"{names[i]} ({share[i]:.1%})" for i in attractors}, colours)
-    unresolved = float(np.mean(ids < 0))
-    if unresolved > 0:
-        handles.append(Patch(color=CLASS_COLOURS["unresolved"], label=f"unresolved ({unresolved:.1%})"))
+    unsettled = float(np.mean(ids < 0))
+    if unsettled > 0:
+        handles.append(Patch(color=UNSETTLED_COLOUR, label=f"unsettled ({unsettled:.1%})"))
     fig.legend(handles=handles, loc="outside right upper", frameon=False, title="attractor id", title_fontsize=7)
     if title:
         fig.suptitle(title, x=0.01, ha="left")

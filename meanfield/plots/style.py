@@ -107,8 +107,12 @@ def class_legend(fig, labels_present, order=None, alpha: float = 1.0) -> None:
     fig.legend(handles=handles, loc="outside lower center", ncol=columns, frameon=False, fontsize=7)
 
 
+#: The colour of the unsettled starts of a census or basin map (those that settled on no attractor): a grey, the
+#: grey the classifier's ``"unresolved"`` class is drawn in (:data:`CLASS_COLOURS`) — in both, grey is "no
+#: attractor named" — but its own constant: an unsettled start is no attractor and has no class.
+UNSETTLED_COLOUR = "#999999"
 #: Colours of attractor ids, most important first: the nine non-grey colours of matplotlib's "tab10" and then their
-#: light partners from "tab20" — no grey, so none can be taken for the grey of the unresolved share.
+#: light partners from "tab20" — no grey, so none can be taken for the grey of the unsettled share.
 ATTRACTOR_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
                      "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
                      "#dbdb8d", "#9edae5")
@@ -121,7 +125,7 @@ NAMED_ATTRACTORS = 12
 def attractor_colours(ids, named: int = NAMED_ATTRACTORS) -> dict:
     """Colour of every attractor id of ``ids`` (listed most important first): the first ``named`` (at most
     ``len(ATTRACTOR_PALETTE)``) get the distinct colours of :data:`ATTRACTOR_PALETTE`, the rest
-    :data:`OTHERS_COLOUR`; none is the grey of "unresolved" (:data:`CLASS_COLOURS`)."""
+    :data:`OTHERS_COLOUR`; none is the grey of the unsettled starts (:data:`UNSETTLED_COLOUR`)."""
     named = min(named, len(ATTRACTOR_PALETTE))
     return {i: ATTRACTOR_PALETTE[n] if n < named else OTHERS_COLOUR for n, i in enumerate(ids)}
 

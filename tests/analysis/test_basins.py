@@ -141,7 +141,7 @@ def test_tipping_probabilities_closed_form():
     assert np.allclose(m.sum(axis=1), 1.0)
 
 
-def test_entropy_counts_unresolved_as_an_outcome_and_known_values():
+def test_entropy_counts_unsettled_as_an_outcome_and_known_values():
     b = np.zeros((4, 4), dtype=int)
     b[:2, :2] = 1  # four boxes of 2x2, each holding one id: every entropy 0, no boundary box
     assert basin_entropy(b, box=2) == (0.0, 0.0)

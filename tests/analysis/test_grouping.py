@@ -10,7 +10,7 @@ Known answers, none tuned here:
   bands are separate attractors, above it they have merged into one symmetric attractor (the
   symmetry-increasing crisis of odd maps, Chossat & Golubitsky 1988, Physica D 32, 423). Just above the
   crisis the orbit switches between the halves rarely (crisis-induced intermittency) and a finite tail is not a
-  sample of the measure (a = 2.62: 25 of 200 starts unresolved with 2·10^4 samples), so the merged case is
+  sample of the measure (a = 2.62: 25 of 200 starts unsettled with 2·10^4 samples), so the merged case is
   tested at a = 2.9, clear of it and of the period-6 window near a = 2.7.
 * The Hénon map at a = 1.4, b = 0.3 has one attractor, the strange attractor (Hénon 1976, Commun. Math. Phys.
   50, 69); starts outside its basin escape to infinity.
@@ -42,13 +42,13 @@ def mirrored_starts(n, half_width, seed=0):
 
 
 def test_mirror_two_cycles_each_get_exactly_half_and_are_phase_free():
-    starts = mirrored_starts(300, 2.0)                 # some escape (|x| > √(a+1) ≈ 1.76): unresolved
+    starts = mirrored_starts(300, 2.0)                 # some escape (|x| > √(a+1) ≈ 1.76): unsettled
     prints = fingerprint(cubic_tails(2.1, starts))
     grouping = group_attractors(prints)
     assert grouping.period.tolist() == [2, 2]
     assert grouping.count[0] == grouping.count[1]      # exact by symmetry
     resolved = grouping.count.sum()
-    assert grouping.n_unresolved == starts.size - resolved > 0
+    assert grouping.n_unsettled == starts.size - resolved > 0
     assert np.isnan(prints.scale[grouping.assignment < 0]).all()     # the escaped starts, not merged anywhere
     points = [np.sort(prints.cycle_points(i)[:, 0]) for i in grouping.representative]
     np.testing.assert_allclose(points[0], -points[1][::-1], rtol=1e-12)  # mirror images of each other
@@ -62,13 +62,13 @@ def test_chaotic_bands_split_below_the_symmetric_crisis_and_merge_above(a, n_att
     starts = mirrored_starts(200, 1.5, seed=1)
     prints = fingerprint(cubic_tails(a, starts, tail=20000))
     grouping = group_attractors(prints)
-    assert grouping.n_unresolved == 0
+    assert grouping.n_unsettled == 0
     assert grouping.period.tolist() == [0] * n_attractors
     assert np.all(grouping.count == starts.size // n_attractors)
 
 
 @pytest.mark.slow  # 14 s of orbits: CI, not the fast loop (the band test keeps the module in it)
-def test_henon_strange_attractor_is_one_attractor_and_escapes_are_unresolved():
+def test_henon_strange_attractor_is_one_attractor_and_escapes_are_unsettled():
     rng = np.random.default_rng(2)
     x, y = rng.uniform(-1.5, 1.5, 400), rng.uniform(-0.4, 0.4, 400)
     tail = np.empty((400, 20000, 2))
@@ -84,7 +84,7 @@ def test_henon_strange_attractor_is_one_attractor_and_escapes_are_unresolved():
     assert np.array_equal(grouping.assignment < 0, escaped)
 
 
-def test_a_drifting_tail_is_unresolved_not_merged():
+def test_a_drifting_tail_is_unsettled_not_merged():
     t = np.linspace(0, 1, 4000)
     tails = np.stack([t, t + 0.001, np.sin(2 * np.pi * 0.5 ** 0.5 * 4000 * t)])
     grouping = group_attractors(fingerprint(tails))

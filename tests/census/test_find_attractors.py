@@ -24,7 +24,7 @@ def test_four_period_24_cycles_at_beta_2_8_with_reproducible_basins():
     model = mf.presets.paper(beta_o=2.8)
     censuses = [find_attractors(model, mf.census.Starts(1024, seed=seed), 150_000, 145_000) for seed in (0, 1)]
     for census in censuses:
-        assert census.unresolved_fraction == 0
+        assert census.unsettled_fraction == 0
         assert [(a.label, a.period) for a in census.attractors] == [("periodic", 24)] * 4
         points = [np.sort(a.points, axis=0) for a in census.attractors]
         # distinct cycles, not one cycle at four phases: their point sets differ by far more than rounding
@@ -77,7 +77,7 @@ def test_continuation_carries_ids_and_counts_only_fresh_starts():
     run = continue_attractors(model, {"beta_o": [1.269, 1.27]}, 64, 60_000, 55_000, compute=mf.Compute(progress=False))
     fractions = run.fractions()
     # the fractions at each value are over the 64 fresh starts (the carried ones add none) and sum to 1 minus
-    # the unresolved share
+    # the unsettled share
     for v, census in enumerate(run.censuses):
         assert np.nansum(fractions[v]) == pytest.approx(1 - np.mean(census.assignment[:64] < 0))
     # the period-28 cycle exists at both values and keeps its id
@@ -99,7 +99,7 @@ def test_attractor_figure_colours_each_id_and_stacks_the_fractions(tmp_path):
     run = continue_attractors(mf.presets.paper(), {"beta_o": [1.0, 1.27]}, 16, 30_000, 28_000)
     fig = attractors_figure(run.to_dataset())
     top, bottom = fig.axes
-    # one stacked band per id plus the unresolved share, and at least one scatter per attractor found
+    # one stacked band per id plus the unsettled share, and at least one scatter per attractor found
     assert len(bottom.collections) == run.n_ids + 1
     assert len(top.collections) >= sum(len(c.attractors) for c in run.censuses)
     fig.savefig(tmp_path / "census.png")

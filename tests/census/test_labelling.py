@@ -1,7 +1,7 @@
 """An attractor whose confirming run's tail leaves the classifier undecided is labelled on a run ten tails long
 from its state (meanfield.census.attractor.label_on_longer_runs, docs/attractors.md §2): checked on an attracting
 invariant circle, against ``classify`` of an independent run of the same length. The paper model's case (below the
-1:4 tongue) is in tests/census/test_unresolved.py."""
+1:4 tongue) is in tests/census/test_unsettled.py."""
 from functools import partial
 
 import numba

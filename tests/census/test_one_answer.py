@@ -47,7 +47,7 @@ def test_every_attractor_is_what_classify_says_of_a_long_run_from_it(census_at):
         assert a.label == verdict.label, (beta, k, a.reason, verdict.reason)
         if a.label in ("fixed_point", "periodic"):
             assert a.period == verdict.period, (beta, k)
-    assert sum(a.fraction for a in census.attractors) + census.unresolved_fraction == pytest.approx(1.0)
+    assert sum(a.fraction for a in census.attractors) + census.unsettled_fraction == pytest.approx(1.0)
 
 
 @pytest.mark.slow
@@ -74,7 +74,7 @@ def test_a_spiral_onto_the_rest_cycle_is_the_rest_cycle():
 @pytest.mark.parametrize("targets, expected", [
     ([0, 1, 2], [0, 1, 2]),         # every representative stayed
     ([0, 0, 2], [0, 0, 2]),         # group 1 was a transient onto group 0: merged
-    ([0, -1, 2], [0, -1, 2]),       # group 1 went nowhere known: unresolved
+    ([0, -1, 2], [0, -1, 2]),       # group 1 went nowhere known: unsettled
     ([1, 0, 2], [-1, -1, 2]),       # groups 0 and 1 went into each other: neither stayed
     ([0, 2, 1], [0, -1, -1]),       # ... nor 1 and 2
     ([0, 2, 2], [0, 2, 2]),         # 1 went on to 2, which stayed

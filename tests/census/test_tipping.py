@@ -35,5 +35,5 @@ def test_the_starts_between_the_old_and_the_new_boundary_tip():
     assert tipping.sel(attractor=up, destination=down) == expected
     assert tipping.sel(attractor=up, destination=up) == 1 - expected
     assert tipping.sel(attractor=down, destination=down) == 1.0
-    assert ds["tipping_unresolved"].sel(mu=0.3, attractor=down) == 0.0
+    assert ds["tipping_unsettled"].sel(mu=0.3, attractor=down) == 0.0
     assert np.all(np.isnan(ds["tipping"].sel(mu=0.0)))    # nothing before the first value

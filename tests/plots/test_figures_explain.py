@@ -1,6 +1,6 @@
 """Every figure kind explains itself without a caption (docs/model.md §3.2 for the symbols): a legend or colour
 bar for every encoding, axis labels that name the observable in one convention, a title naming the run and
-model, attractor colours distinct from each other and from the grey of "unresolved", located bifurcations drawn
+model, attractor colours distinct from each other and from the grey of the unsettled starts, located bifurcations drawn
 unlike label brackets. Small synthetic data or a 4-point sweep of 700 steps."""
 from types import SimpleNamespace
 
@@ -17,6 +17,7 @@ from meanfield.plots.style import (
     CLASS_COLOURS,
     LOCATED_COLOUR,
     OTHERS_COLOUR,
+    UNSETTLED_COLOUR,
     attractor_colours,
     attractor_handles,
     attractor_names,
@@ -26,7 +27,7 @@ from meanfield.plots.sweep import bifurcation_figure, class_bifurcation, class_m
 
 from ..cli.helpers import run_text, write_sweep
 
-GREY = to_rgb(CLASS_COLOURS["unresolved"])
+GREY = to_rgb(UNSETTLED_COLOUR)
 #: The smallest RGB distance between two colours called different: 0.15 of the unit cube's diagonal range per
 #: channel is far above what anti-aliasing or PNG quantisation changes (1/255), and below the 0.2-0.3 that separate
 #: neighbouring qualitative colours of matplotlib's palettes.
@@ -82,7 +83,7 @@ def test_attractor_names_count_per_period_and_the_legend_ends_with_others():
 def census_dataset(n_ids: int = 15, direction: str = "up") -> xr.Dataset:
     """A continuation over 6 values of β_o: ids 0-2 cycles of period 24 (ids 1, 2 with equal halves of the
     starts), the rest aperiodic sets with a small share each, chaotic and quasi-periodic by turns; a tenth of the
-    starts unresolved."""
+    starts unsettled."""
     values = np.linspace(2.5, 3.0, 6)
     period = np.zeros((6, n_ids), np.int32)
     period[:, :3] = 24
@@ -98,7 +99,7 @@ def census_dataset(n_ids: int = 15, direction: str = "up") -> xr.Dataset:
     return xr.Dataset({"fraction": (dims, fraction), "period": (dims, period), "label": (dims, label),
                        "points": (dims + ("cycle_point", "feature"), points),
                        "summary": (dims + ("quantile", "feature"), summary),
-                       "unresolved": (("beta_o",), np.full(6, 0.1))},
+                       "unsettled": (("beta_o",), np.full(6, 0.1))},
                       coords={"beta_o": values}, attrs={"direction": direction, "label_names": " ".join(LABELS)})
 
 
@@ -109,7 +110,7 @@ def test_the_census_figure_names_every_attractor_and_every_mark():
     legend = texts(fig.legends[0])
     # ids ranked by their basin share: 1 and 2 (p24 #2, p24 #3) first, the 0-fraction cycle among the others
     assert legend[0] == "p24 #2" and legend[1] == "p24 #3"
-    assert legend[-2:] == ["others (3)", "unresolved starts"] and len(legend) == 12 + 2
+    assert legend[-2:] == ["others (3)", "unsettled starts"] and len(legend) == 12 + 2
     # aperiodic ids by their class, numbered per class in id order: id 3 the first chaotic one, id 4 the first
     # quasi-periodic one, id 5 the second chaotic one
     assert {"chaotic #1", "quasi-periodic #1", "chaotic #2"} <= set(legend)
@@ -121,7 +122,7 @@ def test_the_census_figure_names_every_attractor_and_every_mark():
     assert bottom.get_xlabel() == r"$\beta_o$" and fig.get_suptitle() == "a census of the paper model"
     stacked = [tuple(c.get_facecolor()[0][:3]) for c in bottom.collections]
     named = [c for c in stacked[:-1] if distance(c, OTHERS_COLOUR) > 1e-6]
-    assert distance(stacked[-1], GREY) < 1e-6                   # the unresolved share on top, in its grey
+    assert distance(stacked[-1], GREY) < 1e-6                   # the unsettled share on top, in its grey
     assert len(set(named)) == len(named) == 12 and all(distance(c, GREY) > DIFFERENT for c in named)
     assert_legible(fig)
     plt.close(fig)
@@ -225,10 +226,10 @@ def test_the_pid_fractions_and_the_finite_n_figures_label_every_line():
     plt.close(fig)
 
 
-def test_the_basin_map_names_each_attractor_with_its_share_and_unresolved_in_grey():
+def test_the_basin_map_names_each_attractor_with_its_share_and_unsettled_in_grey():
     from meanfield.plots.basins import basins_figure
     # a 4 x 5 map along features 0 and 1 of a 4-row window: id 0 (a 24-cycle) on 8 starts, id 1 (chaotic) on 10,
-    # 2 unresolved starts
+    # 2 unsettled starts
     ids = np.array([[0, 0, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 1, 1, -1], [0, 0, 1, 1, -1]], np.int32)
     direction = np.zeros((2, 4, 3))
     direction[0, :, 0] = direction[1, :, 1] = 1.0
@@ -239,7 +240,7 @@ def test_the_basin_map_names_each_attractor_with_its_share_and_unresolved_in_gre
                     attrs={"label_names": list(LABELS)})
     fig = basins_figure(ds, title="paper model, β_o = 2.8")
     ax = fig.axes[0]
-    assert texts(fig.legends[0]) == ["p24 #1 (40.0%)", "chaotic #1 (50.0%)", "unresolved (10.0%)"]
+    assert texts(fig.legends[0]) == ["p24 #1 (40.0%)", "chaotic #1 (50.0%)", "unsettled (10.0%)"]
     assert ax.get_xlabel() == "u: offset of feature 0 in every row"
     assert ax.get_ylabel() == "v: offset of feature 1 in every row"
     assert fig.get_suptitle() == "paper model, β_o = 2.8"

@@ -51,7 +51,7 @@ def test_the_map_holds_the_census_cycles_and_the_api_draws_the_same(reference_ma
     ds = open_basins(reference_map)
     assert ds.attrs["complete"] and ds["id"].shape == (SIDE, SIDE) and np.all(ds["row_done"].values == 1)
     # docs/attractors.md §5: four period-24 cycles at beta_o = 2.8, every start resolved
-    assert list(ds["period"].values) == [24, 24, 24, 24] and ds.attrs["unresolved"] == 0.0
+    assert list(ds["period"].values) == [24, 24, 24, 24] and ds.attrs["unsettled"] == 0.0
     assert set(np.unique(ds["id"].values)) == {0, 1, 2, 3}
     np.testing.assert_allclose(ds["map_fraction"].values, [np.mean(ds["id"].values == k) for k in range(4)])
     # the plane through the checkpoint along features 0, 1 (docs/basins.md §7): pixel (i, j) = origin + u_i e0 + v_j e1

@@ -25,7 +25,7 @@ from ...census.find import Census, census_of, confirm_starts, group_starts, labe
 from ...census.starts import sample
 from ...census.system import AttentionSystem
 from ...census.transients import follow_transients
-from ...census.unresolved import decide_unresolved
+from ...census.unsettled import decide_unsettled
 from ...model.state import State
 from ...options import Compute
 from ..config.runfile import RunSpec
@@ -65,7 +65,7 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
             at = system.replace(**{k: float(v[p]) for k, v in parameters.items()})
             confirm = partial(confirm_starts, at, None, steps=run.steps, transient=run.transient,
                               lyapunov=run.lyapunov or False, backend=run.backend)
-            census = decide_unresolved(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
+            census = decide_unsettled(at, census, lambda i, j=j: batch.final_state(j * n + i), confirm,
                                             max_period=width, rtol=spec.rtol)
             census = label_undecided(at, census, run.steps, run.transient, lyapunov=run.lyapunov or False,
                                      backend=run.backend)
@@ -74,7 +74,7 @@ def census_arrays(run: RunSpec, model, indices, parameters: dict) -> dict:
                     at, census, lambda i, j=j: batch.final_state(j * n + i), run.steps, run.transient,
                     spec.transients, counted=n, max_period=width, backend=run.backend))
             out["census_count"][p] = len(census.attractors)
-            out["census_unresolved"][p] = census.unresolved_fraction
+            out["census_unsettled"][p] = census.unsettled_fraction
             out["census_assignment"][p] = census.assignment
             for k, a in enumerate(census.attractors[:slots]):
                 _store(out, p, k, a)

@@ -29,14 +29,14 @@ class BasinMeasures:
     """The measures of one basin map: ``entropy`` S_b, ``boundary_entropy`` S_bb (``fractal_by_log2``: S_bb >
     ln 2, a sufficient condition for a fractal boundary), ``alpha`` ± ``alpha_stderr`` (NaN when no start is
     uncertain at some ε, e.g. a map of one id) with ``fractions`` f(ε) at the ε the map allows (``cells_for``),
-    ``unresolved`` the fraction of starts with id −1, ``map_fraction`` per id."""
+    ``unsettled`` the fraction of starts with id −1 (settled on no attractor), ``map_fraction`` per id."""
 
     entropy: float
     boundary_entropy: float
     alpha: float
     alpha_stderr: float
     fractions: np.ndarray
-    unresolved: float
+    unsettled: float
     map_fraction: np.ndarray
 
     @property
@@ -55,7 +55,7 @@ def basin_measures(path) -> BasinMeasures:
         alpha = stderr = np.nan
         fractions = np.full(len(cells_for(ids.shape)), np.nan)
     return BasinMeasures(entropy=entropy, boundary_entropy=boundary, alpha=alpha, alpha_stderr=stderr,
-                         fractions=fractions, unresolved=float(np.mean(ids < 0)),
+                         fractions=fractions, unsettled=float(np.mean(ids < 0)),
                          map_fraction=np.array([np.mean(ids == k) for k in ds["attractor"].values]))
 
 
@@ -72,7 +72,7 @@ def basin_report(path) -> list[str]:
     shares = ", ".join(f"#{k} p{int(p)} {f:.1%}" for k, p, f in zip(ds["attractor"].values, ds["period"].values,
                                                                      m.map_fraction))
     log2 = ">" if m.fractal_by_log2 else "<="
-    return [f"basin map {ds.sizes['u']} x {ds.sizes['v']}: {shares}; unresolved {m.unresolved:.2%}",
+    return [f"basin map {ds.sizes['u']} x {ds.sizes['v']}: {shares}; unsettled {m.unsettled:.2%}",
             f"  basin entropy S_b = {m.entropy:.4f}, boundary S_bb = {m.boundary_entropy:.4f} ({log2} ln 2 = 0.6931"
             f"{': fractal boundary' if m.fractal_by_log2 else ''}; box {BOX})",
             f"  uncertainty exponent alpha = {m.alpha:.3f} +/- {m.alpha_stderr:.3f} "

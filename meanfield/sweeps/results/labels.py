@@ -30,7 +30,7 @@ def decide_points(evidence: np.ndarray, thresholds: Thresholds = Thresholds(), k
     periods = np.full(flat.shape[0], -1, dtype=np.int32)
     for i, row in enumerate(flat):
         if np.all(np.isnan(row)):
-            continue                     # nothing measured (series too short): unresolved
+            continue                     # nothing measured (series too short): "unresolved"
         result = decide(dict(zip(EVIDENCE, row.tolist())), thresholds)
         codes[i] = label_code(result.label)
         periods[i] = -1 if result.period is None else result.period

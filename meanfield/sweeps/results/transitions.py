@@ -1,11 +1,11 @@
 """Label brackets replaced by located bifurcations where an orbit can be continued (docs/bifurcations.md §6).
 
 For every transition of a 1-D mean-field sweep (:func:`.refine.transitions`), the side that is a fixed point
-or a cycle is continued from its stored final state across the bracket — over the unresolved points beyond
+or a cycle is continued from its stored final state across the bracket — over the ``unresolved`` points beyond
 it — up to the next point whose class is resolved and different; the first fold, period doubling or
 Neimark–Sacker point met there replaces the brackets it covers. Everything else stays a bracket.
 
-Before that, a point labelled unresolved or quasi-periodic whose final state is still converging to a stable
+Before that, a point labelled ``unresolved`` or ``quasi_periodic`` whose final state is still converging to a stable
 cycle of a neighbouring class — the slow approach near a bifurcation — is relabelled with that class when
 Newton confirms the cycle (:func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7).
 """
@@ -98,9 +98,9 @@ def _neighbour_classes(names, index: int) -> list[PointClass]:
 
 def confirm_slow_cycles(model, parameter: str, values, names, states, progress: bool = False
                         ) -> list[ConfirmedCycle]:
-    """Unresolved or quasi-periodic points (``values`` sorted) converging to a stable cycle of a neighbouring
-    class (module docstring); ``progress``: a bar over those points on stderr, naming the point and the class
-    being checked."""
+    """Points labelled ``unresolved`` or ``quasi_periodic`` (``values`` sorted) converging to a stable cycle of a
+    neighbouring class (module docstring); ``progress``: a bar over those points on stderr, naming the point and
+    the class being checked."""
     confirmed = []
     suspects = [i for i, name in enumerate(names) if name in SLOW_CYCLE_HIDES and states[i] is not None]
     with progress_bar(len(suspects), "slow cycles", enabled=progress, unit="pt", waiting="Newton") as bar:

@@ -3,11 +3,12 @@
 A sweep with a ``[basins]`` table writes, once its one point and its census are stored, the group ``basins``:
 dimension scales ``u``, ``v`` (the plane's coordinates), ``attractor`` (the census's slots that hold an
 attractor), ``window``, ``feature``, ``plane_axis``; variables ``id`` (u, v) (the attractor of each start, −1
-unresolved), ``row_done`` (u) (rows written), the attractors' table ``period``, ``label`` (codes into the
-attribute ``label_names``), ``fraction`` (the census's basin fraction) and ``map_fraction`` (over the map, written
-with ``complete``), and the plane itself, ``origin`` (window, feature) and ``direction`` (plane_axis, window,
-feature). Rows are written block by block as they arrive, flushed, so an interrupted map keeps them and the next
-``meanfield sweep`` of the file computes only the missing rows. Read it with :func:`open_basins`.
+unsettled: on no attractor), ``row_done`` (u) (rows written), the attractors' table ``period``, ``label`` (codes
+into the attribute ``label_names``), ``fraction`` (the census's basin fraction) and ``map_fraction`` (over the
+map, written with ``complete``, with the attribute ``unsettled``), and the plane itself, ``origin`` (window,
+feature) and ``direction`` (plane_axis, window, feature). Rows are written block by block as they arrive,
+flushed, so an interrupted map keeps them and the next ``meanfield sweep`` of the file computes only the missing
+rows. Read it with :func:`open_basins`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import xarray
 from ...analysis import LABELS
 from .files import attach, dimension, open_readonly
 from .schema import attrs as cf_attrs
+from .schema import renamed
 
 #: Group of a sweep file holding its basin map.
 BASINS_GROUP = "basins"
@@ -67,12 +69,12 @@ def write_rows(f: h5py.File, first: int, ids: np.ndarray) -> None:
 
 
 def finish_basins(f: h5py.File) -> None:
-    """Once every row is written: each attractor's fraction of the map, the unresolved fraction (attribute
-    ``unresolved``), and ``complete``."""
+    """Once every row is written: each attractor's fraction of the map, the fraction of starts on no attractor
+    (attribute ``unsettled``), and ``complete``."""
     group = f[BASINS_GROUP]
     ids = group["id"][...]
     group["map_fraction"][...] = [np.mean(ids == k) for k in range(group["attractor"].size)]
-    group.attrs.update({"unresolved": float(np.mean(ids < 0)), "complete": True})
+    group.attrs.update({"unsettled": float(np.mean(ids < 0)), "complete": True})
     f.flush()
 
 
@@ -82,8 +84,8 @@ def basins_done(f: h5py.File) -> bool:
 
 
 def open_basins(path) -> xarray.Dataset:
-    """The basin map of a sweep file as an ``xarray.Dataset``, loaded into memory; KeyError saying so when the
-    file has none."""
+    """The basin map of a sweep file as an ``xarray.Dataset``, loaded into memory (an older file's names mapped to
+    the current ones, ``store.schema.RENAMED``); KeyError saying so when the file has none."""
     path = os.fspath(path)
     f, locking = open_readonly(path)
     with f:
@@ -91,7 +93,7 @@ def open_basins(path) -> xarray.Dataset:
     if not held:
         raise KeyError(f"{path!r} holds no basin map: run a sweep with a [basins] table")
     with xarray.open_dataset(path, engine="h5netcdf", group=BASINS_GROUP, driver_kwds={"locking": locking}) as ds:
-        return ds.load()
+        return renamed(ds.load())
 
 
 __all__ = ["BASINS_GROUP", "basins_done", "create_basins", "finish_basins", "open_basins", "pending_rows",

@@ -15,6 +15,7 @@ import numpy as np
 import xarray
 
 from .files import open_readonly, write_group
+from .schema import renamed
 
 #: Group of a sweep file holding the chained censuses, one subgroup per direction.
 ATTRACTORS_GROUP = "attractors"
@@ -22,7 +23,7 @@ ATTRACTORS_GROUP = "attractors"
 
 def census_layout(run) -> dict:
     """The fresh census's per-point datasets: name -> (extra dims, dtype, fill)."""
-    out = {"census_count": ((), np.int32, -1), "census_unresolved": ((), np.float64, np.nan),
+    out = {"census_count": ((), np.int32, -1), "census_unsettled": ((), np.float64, np.nan),
            "census_assignment": (("start",), np.int32, -1), "census_period": (("census_slot",), np.int32, -1),
            "census_label": (("census_slot",), np.int8, -1), "census_depth": (("census_slot",), np.int16, 0)}
     for name in ("census_fraction", "census_fraction_stderr", "census_scale"):
@@ -66,7 +67,8 @@ def write_attractors(f: h5py.File, direction: str, ds: xarray.Dataset) -> None:
 
 def open_attractors(path, direction: str = "up") -> xarray.Dataset:
     """The chained census of a sweep file (``direction`` ``up`` or ``down``) as an ``xarray.Dataset``, loaded
-    into memory; KeyError naming what the file holds when it has none."""
+    into memory (an older file's names mapped to the current ones, ``store.schema.RENAMED``); KeyError naming what
+    the file holds when it has none."""
     path = os.fspath(path)
     f, locking = open_readonly(path)
     with f:
@@ -76,7 +78,7 @@ def open_attractors(path, direction: str = "up") -> xarray.Dataset:
                        "with an [attractors] table")
     with xarray.open_dataset(path, engine="h5netcdf", group=f"{ATTRACTORS_GROUP}/{direction}",
                              driver_kwds={"locking": locking}) as ds:
-        return ds.load()
+        return renamed(ds.load())
 
 
 def census_events(path) -> list[str]:

@@ -18,7 +18,7 @@ from .files import WRITE_ERRORS, attach, dimension, open_readonly, read_attrs, r
 from .lock import writer_lock
 from .provenance import now
 from .schema import attrs as cf_attrs
-from .schema import label_flags
+from .schema import current_name, label_flags, renamed, stored_name
 from .sweep import SWEEP_KIND, checked_names, sweep_layout
 from .verify import damage, describe, stored_columns
 
@@ -85,10 +85,11 @@ def _mark_done(f: h5py.Group, regions) -> None:
 
 def read_points(f: h5py.File, names, indices) -> dict:
     """Per-point datasets ``names`` at flat ``indices`` (in that order), point on axis 0; names the file does
-    not hold are left out."""
+    not hold are left out (an older file's names are read as the current ones, ``store.schema.RENAMED``)."""
     indices = np.asarray(indices, dtype=np.int64)
     coords = np.unravel_index(indices, tuple(f["done"].shape))
-    return {name: f[name][...][coords] for name in names if name in f}
+    stored = {name: stored_name(f, name) for name in names}
+    return {name: f[held][...][coords] for name, held in stored.items() if held in f}
 
 
 def done_flags(f: h5py.File) -> np.ndarray:
@@ -112,9 +113,11 @@ def sweep_summary(path) -> dict:
 
 
 def datasets(path) -> dict:
-    """Shape and dtype of every top-level dataset of a result file: name -> (shape, dtype name)."""
+    """Shape and dtype of every top-level dataset of a result file: name (the current one of an older file's,
+    ``store.schema.RENAMED``) -> (shape, dtype name)."""
     with reading(path) as f:
-        return {name: (obj.shape, str(obj.dtype)) for name, obj in f.items() if isinstance(obj, h5py.Dataset)}
+        return {current_name(name): (obj.shape, str(obj.dtype)) for name, obj in f.items()
+                if isinstance(obj, h5py.Dataset)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,8 +156,9 @@ class SweepData:
 
 
 def read_sweep(path, names=()) -> SweepData:
-    """The datasets ``names`` that a sweep file holds (absent ones are left out), with its attributes and axes;
-    StoreError when ``path`` is not a readable sweep file."""
+    """The datasets ``names`` that a sweep file holds (absent ones are left out; an older file's names are read as
+    the current ones, ``store.schema.RENAMED``), with its attributes and axes; StoreError when ``path`` is not a
+    readable sweep file."""
     path = os.fspath(path)
     attrs = read_attrs(path)
     if attrs.get("kind") != SWEEP_KIND:
@@ -163,7 +167,8 @@ def read_sweep(path, names=()) -> SweepData:
     axes = list(attrs["axes"])
     with reading(path) as f:
         coords = {name: f[name][...] for name in axes}
-        arrays = {name: f[name][...] for name in names if name in f}
+        stored = {name: stored_name(f, name) for name in names}
+        arrays = {name: f[held][...] for name, held in stored.items() if held in f}
     return SweepData(path, attrs, axes, coords, arrays)
 
 
@@ -188,9 +193,9 @@ def write_analysis(path, label: np.ndarray, period: np.ndarray, attrs: dict) -> 
 def open_run(path: str | os.PathLike) -> xarray.Dataset:
     """A result file as one ``xarray.Dataset`` (lazy, engine h5netcdf; docs/storage.md): every variable with its
     coordinates and CF attributes, and for a classified sweep the ``analysis`` group's ``label`` and
-    ``period`` (read into memory; the group's attributes on ``label``). Close it before resuming the sweep into
-    the same file. A sweep file's checksums are verified first: StoreError naming a damaged dataset
-    (docs/storage.md §8)."""
+    ``period`` (read into memory; the group's attributes on ``label``); an older file's variables under their
+    current names (``store.schema.RENAMED``). Close it before resuming the sweep into the same file. A sweep file's
+    checksums are verified first: StoreError naming a damaged dataset (docs/storage.md §8)."""
     import xarray
     path = os.fspath(path)
     f, locking = open_readonly(path)                   # StoreError when not readable
@@ -207,4 +212,4 @@ def open_run(path: str | os.PathLike) -> xarray.Dataset:
             for name in ("label", "period"):
                 dataset[name] = analysis[name].load()
             dataset["label"].attrs.update({k: v for k, v in analysis.attrs.items() if k != "labels"})
-    return dataset
+    return renamed(dataset)

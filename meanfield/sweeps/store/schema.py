@@ -58,8 +58,8 @@ VARIABLES = {
     "band_count": "number of steps on the Poincare band", "band_distinct": "distinct values on the Poincare band",
     "period": "period of a periodic point, in steps (-1: none)",
     "census_count": "attractors found by the fresh census (more than census_slot: not all stored)",
-    "census_unresolved": "fraction of the fresh starts in no attractor",
-    "census_assignment": "attractor of each fresh start (census_slot index, -1: unresolved)",
+    "census_unsettled": "fraction of the fresh starts settled on no attractor (unsettled)",
+    "census_assignment": "attractor of each fresh start (census_slot index, -1: unsettled)",
     "census_period": "period of the attractor in steps (0: aperiodic, -1: empty slot)",
     "census_label": "class of the attractor (codes: label_names; -1 empty slot)",
     "census_depth": "valid rows of the representative's final window",
@@ -78,16 +78,55 @@ VARIABLES = {
     "scale": "extent of the attractor (largest per-feature range)",
     "summary": "quantiles of the newest attention row on the attractor",
     "points": "points of the cycle (newest attention row; NaN beyond the period)",
-    "unresolved": "fraction of the fresh starts in no attractor",
-    "id": "attractor id of the start (-1: unresolved)", "tipping": "fraction of the fresh starts on the attractor at "
+    "unsettled": "fraction of the fresh starts settled on no attractor (unsettled)",
+    "id": "attractor id of the start (-1: unsettled)", "tipping": "fraction of the fresh starts on the attractor at "
     "the chain's previous value that are on the destination at this value (NaN: none there)",
-    "tipping_unresolved": "fraction of the fresh starts on the attractor at the chain's previous value that are "
-    "unresolved at this value",
+    "tipping_unsettled": "fraction of the fresh starts on the attractor at the chain's previous value that are "
+    "unsettled (on no attractor) at this value",
     "map_fraction": "fraction of the basin map's starts",
     "origin": "attention window the basin map's plane passes through",
     "direction": "direction of the basin map's plane in the attention window's space",
     "checksum": "crc32 of the point's stored bytes in each checked dataset (docs/storage.md 8)",
 }
+
+#: Names that older files (written before the 2026-12 rename) give to what is now named otherwise, old -> new
+#: (docs/storage.md §7).
+#: A start that settled on no attractor was "unresolved" there, the word of the classifier's label for an
+#: attractor it cannot name; it is "unsettled" now. The fresh census's ``census_unresolved`` (sweep files and
+#: their refinement rounds), the chained census's ``unresolved`` and ``tipping_unresolved`` (``attractors/<dir>``)
+#: and the basin map's attribute ``unresolved`` (``basins``): every reader of :mod:`meanfield.sweeps.store` gives
+#: them under their new names (:func:`current_name`, :func:`stored_name`, :func:`renamed`), and a sweep resumed
+#: into such a file renames them in it first (:func:`meanfield.sweeps.store.sweep.upgrade_names`).
+RENAMED = {"census_unresolved": "census_unsettled", "unresolved": "unsettled",
+           "tipping_unresolved": "tipping_unsettled"}
+
+
+def current_name(name: str) -> str:
+    """The name a reader gives a stored dataset or attribute ``name`` (:data:`RENAMED`; others unchanged)."""
+    return RENAMED.get(name, name)
+
+
+def stored_name(group, name: str) -> str:
+    """The name under which ``group`` (an h5py group, or anything with ``in``) holds what is now called ``name``:
+    ``name`` itself, or its old name (:data:`RENAMED`) in a file written before the rename."""
+    if name not in group:
+        for old, new in RENAMED.items():
+            if new == name and old in group:
+                return old
+    return name
+
+
+def renamed(ds):
+    """An ``xarray.Dataset`` read from a result file with its variables and attributes under their current names
+    (:data:`RENAMED`): the same object when it holds no old name."""
+    names = {old: new for old, new in RENAMED.items() if old in ds.variables and new not in ds.variables}
+    if names:
+        ds = ds.rename(names)
+    for old, new in RENAMED.items():
+        if old in ds.attrs and new not in ds.attrs:
+            ds.attrs[new] = ds.attrs.pop(old)
+    return ds
+
 
 #: Flag variables: (long_name, values, meanings).
 FLAGS = {"done": ("point computed and stored", [0, 1], ["pending", "done"]),

@@ -27,6 +27,7 @@ from .files import (
 )
 from .provenance import now
 from .provenance import record as provenance_record
+from .schema import RENAMED, stored_name
 from .schema import attrs as cf_attrs
 from .verify import CHECKED, CHECKSUM, COORDINATE_CRC, value_crc
 
@@ -257,6 +258,7 @@ def open_refinement(path, name: str, run: RunSpec) -> tuple:
     except OSError as exc:
         raise StoreError(f"{path!r} cannot be opened to refine it: {exc}") from None
     try:
+        upgrade_names(f)
         key = f"{REFINE_GROUP}/{name}"
         if key in f:
             if f[key].attrs["run_key"] != run.result_key():
@@ -274,7 +276,8 @@ def open_refinement(path, name: str, run: RunSpec) -> tuple:
 
 def read_refinements(path, names=()) -> list:
     """The refinement rounds of a sweep file in order: per round its grid coordinates (the one axis) and the
-    datasets ``names`` it holds (``done`` always)."""
+    datasets ``names`` it holds (``done`` always; an older file's names read as the current ones,
+    ``store.schema.RENAMED``)."""
     out = []
     with reading(path) as f:
         if REFINE_GROUP not in f:
@@ -282,10 +285,45 @@ def read_refinements(path, names=()) -> list:
         for name in sorted(f[REFINE_GROUP]):
             group = f[REFINE_GROUP][name]
             axis = json.loads(group.attrs["axes"])[0]
-            arrays = {n: group[n][...] for n in ("done",) + tuple(names) if n in group}
+            stored = {n: stored_name(group, n) for n in ("done",) + tuple(names)}
+            arrays = {n: group[held][...] for n, held in stored.items() if held in group}
             out.append({"round": name, "axis": axis, "values": group[axis][...], "arrays": arrays,
                         "evidence_keys": tuple(json.loads(group.attrs["evidence_keys"]))})
     return out
+
+
+def upgrade_names(f: h5py.File) -> None:
+    """Rename, in place, what an older file names otherwise (``store.schema.RENAMED``), so that a sweep resumed or
+    refined into it writes and reads the current names: the datasets of the grid and of every refinement round
+    (with the names their checksums cover, ``checked``, and that coordinate's crc32), the chained censuses'
+    variables and the basin map's attribute; flushed. Nothing changes in a current file."""
+    groups = [f] + [f[REFINE_GROUP][name] for name in (f[REFINE_GROUP] if REFINE_GROUP in f else ())]
+    for group in groups:
+        moved = {old: new for old, new in RENAMED.items() if old in group and new not in group}
+        if not moved:
+            continue
+        for old, new in moved.items():
+            group.move(old, new)
+        if CHECKED in group:
+            names = [n.decode() if isinstance(n, bytes) else str(n) for n in group[CHECKED][...]]
+            names = np.array([moved.get(n, n) for n in names], dtype=h5py.string_dtype())
+            group[CHECKED][...] = names
+            crcs = json.loads(group.attrs.get(COORDINATE_CRC, "{}"))
+            if CHECKED in crcs:
+                crcs[CHECKED] = value_crc(names)
+                group.attrs[COORDINATE_CRC] = json.dumps(crcs)
+    chains = [f[f"attractors/{d}"] for d in (f["attractors"] if "attractors" in f else ())]
+    for group in chains:
+        for old, new in RENAMED.items():
+            if old in group and new not in group:
+                group.move(old, new)
+    if "basins" in f:
+        attrs = f["basins"].attrs
+        for old, new in RENAMED.items():
+            if old in attrs and new not in attrs:
+                attrs[new] = attrs[old]
+                del attrs[old]
+    f.flush()
 
 
 def open_sweep(path, run) -> h5py.File:
@@ -297,8 +335,14 @@ def open_sweep(path, run) -> h5py.File:
     require_sweep(path, state)
     require_same_run(path, state, run)
     try:
-        return h5py.File(path, "r+")
+        f = h5py.File(path, "r+")
     except OSError as exc:
         held = " (another program has it open: HDF5's file lock)" if "lock" in str(exc) else ""
         raise StoreError(f"output {path!r} cannot be opened for writing: {reason(exc)}{held}") from None
+    try:
+        upgrade_names(f)
+    except BaseException:
+        f.close()
+        raise
+    return f
 

@@ -1,19 +1,19 @@
-"""Unresolved starts decided (docs/attractors.md §8): starts a census leaves unresolved because their tails are still
-closing in on a stable cycle, or are still on a long transient.
+"""Unsettled starts decided (docs/attractors.md §8): starts a census leaves unsettled (settled on no attractor)
+because their tails are still closing in on a stable cycle, or are still on a long transient.
 
 Next to a fold, flip or Neimark–Sacker point a stable cycle attracts with a multiplier near the unit circle, and a
 census run ends before its tails settle (at β_o = 1.2431, 0.0013 below the rest cycle's Neimark–Sacker point, every
 start of a 40 000-step census). Where the system can decide a cycle by Newton (the attention model without PID
-control: :func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7), every unresolved start with a
+control: :func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7), every unsettled start with a
 finite tail is tried with the forcing period and the periods of the census's cycles (lcm with the forcing period): the
 cycle is confirmed when Newton converges, it is stable and the start's distance to it decays as its multipliers predict.
 A confirmed cycle is an attractor as the census's others are: a confirming run from a state on it (Newton's),
 fingerprinted and labelled by the classifier, so ``classify`` of a run from its state gives the same label; a start
-whose cycle is one of the census's attractors joins it. The starts still unresolved then run on as a group's
+whose cycle is one of the census's attractors joins it. The starts still unsettled then run on as a group's
 representative does (:data:`.find.CONFIRM_TAILS` tails, the last fingerprinted) — a long transient (near a fold,
 the ghost of the cycle that is born there) has usually ended by then —, are grouped by the census's rules, and
 each group joins the attractor it is identical to or is a new one, labelled on its representative's run. Starts
-that escape to infinity, and those that still settle nowhere, stay unresolved. Fractions are counted again and the
+that escape to infinity, and those that still settle nowhere, stay unsettled. Fractions are counted again and the
 attractors ordered as :func:`.find.census_of` orders them; a census without such starts is returned as it is.
 """
 from __future__ import annotations
@@ -45,12 +45,12 @@ def _same_orbit(a: np.ndarray, b: np.ndarray, rtol: float) -> bool:
 
 
 def _open(census, assignment: np.ndarray) -> np.ndarray:
-    """The starts still unresolved whose tails are finite (a start that escaped to infinity stays unresolved)."""
+    """The starts still unsettled whose tails are finite (a start that escaped to infinity stays unsettled)."""
     return np.flatnonzero((assignment < 0) & (census.fingerprints.period >= 0))
 
 
 def _newton_pass(system, census, final_state, rtol: float) -> tuple[list, np.ndarray]:
-    """The stable cycles the unresolved starts are closing in on: [(orbit, a start's state)] and, per start,
+    """The stable cycles the unsettled starts are closing in on: [(orbit, a start's state)] and, per start,
     the index of its cycle in that list (-1: none confirmed)."""
     orbits, owner = [], np.full(census.assignment.size, -1, dtype=np.int64)
     if not hasattr(system, "confirm_cycle"):
@@ -68,9 +68,9 @@ def _newton_pass(system, census, final_state, rtol: float) -> tuple[list, np.nda
     return orbits, owner
 
 
-def decide_unresolved(system, census, final_state, confirm, *, counted: int | None = None,
+def decide_unsettled(system, census, final_state, confirm, *, counted: int | None = None,
                            max_period: int, rtol: tuple):
-    """``census`` with its unresolved starts decided where they can be (module docstring): those closing in on a
+    """``census`` with its unsettled starts decided where they can be (module docstring): those closing in on a
     stable cycle by Newton, the others by running on. ``final_state(i)``: start i's state at the end of the
     census run; ``confirm(states)``: runs of :data:`.find.CONFIRM_TAILS` tails from ``states``, the last
     recorded (:func:`.find.confirm_starts` with the run's options bound); ``counted``: the starts that count in
@@ -125,4 +125,4 @@ def _recounted(census, attractors: list, assignment: np.ndarray, weighed: int):
     return replace(census, attractors=ordered, assignment=renumber[assignment])
 
 
-__all__ = ["decide_unresolved"]
+__all__ = ["decide_unsettled"]

@@ -1,4 +1,4 @@
-"""Unresolved starts decided (meanfield/census/unresolved.py): below the rest cycle's Neimark–Sacker point the starts
+"""Unsettled starts decided (meanfield/census/unsettled.py): below the rest cycle's Neimark–Sacker point the starts
 of a 40 000-step census are still closing in on the stable rest cycle (Newton decides them), and below the
 period-28 window's lower fold they wander for longer than the census runs (running on decides them). Checked against
 ``classify`` of long runs from the attractors' states and, independently of the census, from its starts."""
@@ -13,7 +13,7 @@ from meanfield.census.starts import sample
 #: 0.0013 below the rest cycle's Neimark–Sacker point (1.2434445): max|μ| = 0.99957 per 4 steps.
 BELOW_NS = 1.2431
 #: 3e-4 below the period-28 cycle's located fold, 1.2669595501 (docs/bifurcations.md §10; a census there was 100 %
-#: unresolved; 1e-10 away from it, 1.2666596, the fresh census alone already says chaotic).
+#: unsettled; 1e-10 away from it, 1.2666596, the fresh census alone already says chaotic).
 BELOW_FOLD = 1.2669595501 - 3e-4
 #: 3e-4 below the lower fold of the 1:4 tongue, 1.2494911683 (docs/bifurcations.md §11): the torus passes the ghost
 #: of the locked cycle slowly, and one tail of 20 000 steps left the classifier undecided (the attractor was labelled
@@ -28,7 +28,7 @@ def census(beta_o):
 @pytest.mark.slow  # a 64-start census with exponents and 64 Newton confirmations, and a run of 10^6 steps: ~10 s
 def test_below_the_neimark_sacker_point_every_start_reaches_the_rest_cycle():
     found = census(BELOW_NS)
-    assert found.unresolved_fraction == 0 and len(found.attractors) == 1        # before: 100 % unresolved
+    assert found.unsettled_fraction == 0 and len(found.attractors) == 1        # before: 100 % unsettled
     rest, = found.attractors
     assert (rest.label, rest.period, rest.fraction) == ("fixed_point", 4, 1.0) and "Newton" in rest.reason
     model = mf.presets.paper(beta_o=BELOW_NS)
@@ -42,10 +42,10 @@ def test_below_the_neimark_sacker_point_every_start_reaches_the_rest_cycle():
         mf.simulate(model, 1_000_000, 999_999, start=rest.state).final_state.att)).max() < 1e-9
 
 
-@pytest.mark.slow  # a 64-start census with exponents whose unresolved starts run on 10 tails: ~10 s
+@pytest.mark.slow  # a 64-start census with exponents whose unsettled starts run on 10 tails: ~10 s
 def test_below_the_period_28_fold_the_starts_that_wander_longer_are_run_on():
     found = census(BELOW_FOLD)
-    assert found.unresolved_fraction <= 0.25                                     # before: 100 % unresolved
+    assert found.unsettled_fraction <= 0.25                                     # before: 100 % unsettled
     chaotic, = [a for a in found.attractors if a.label == "chaotic"]
     assert chaotic.fraction >= 0.75 and "long transient" in chaotic.reason
     long_run = classify(mf.simulate(mf.presets.paper(beta_o=BELOW_FOLD), 400_000, 200_000, start=chaotic.state,
@@ -56,7 +56,7 @@ def test_below_the_period_28_fold_the_starts_that_wander_longer_are_run_on():
 @pytest.mark.slow  # a 64-start census with exponents, a labelling run of 2·10^5 steps and long runs to check: ~20 s
 def test_below_the_1_4_tongue_the_torus_is_labelled_on_a_longer_run():
     found = census(BELOW_TONGUE)
-    assert found.unresolved_fraction <= 0.25 and found.attractors
+    assert found.unsettled_fraction <= 0.25 and found.attractors
     assert any("labelled on 200000 steps" in a.reason for a in found.attractors)     # the case this test is about
     model = mf.presets.paper(beta_o=BELOW_TONGUE)
     for a in found.attractors:
@@ -89,7 +89,7 @@ starts = 64
         api = mf.find_attractors(mf.presets.paper(beta_o=beta), 64, 40_000, 20_000, lyapunov=2)
         n = len(api.attractors)
         assert int(stored["census_count"][k]) == n
-        assert float(stored["census_unresolved"][k]) == api.unresolved_fraction
+        assert float(stored["census_unsettled"][k]) == api.unsettled_fraction
         assert stored["census_period"][k].values[:n].tolist() == [a.period for a in api.attractors]
         assert stored["census_fraction"][k].values[:n].tolist() == [a.fraction for a in api.attractors]
         assert stored["census_label"][k].values[:n].tolist() == [LABELS.index(a.label) for a in api.attractors]
