@@ -42,6 +42,8 @@ def register(sub, parents):
 
 
 def _dry_run(args, spec, output, workers, local) -> None:
+    import numpy as np
+
     from ..errors import BackendError, StoreError
     from ..sweeps.execute.estimate import (
         basin_seconds,
@@ -50,12 +52,16 @@ def _dry_run(args, spec, output, workers, local) -> None:
         seconds_per_point,
         size,
         startup_seconds,
+        task_seconds,
+        total_seconds,
     )
-    from ..sweeps.store import SWEEP_KIND, differences, raw_nbytes, sweep_nbytes, sweep_state
+    from ..sweeps.execute.plan import plan
+    from ..sweeps.store import SWEEP_KIND, differences, done_flags, raw_nbytes, reading, sweep_nbytes, sweep_state
     from . import report
     axes = ", ".join(f"{a.name}: {len(a.values)} values from {a.values[0]:g} to {a.values[-1]:g}"
                      for a in spec.grid_axes)
     todo = spec.n_points
+    done = np.zeros(spec.n_points, dtype=bool)
     state = "a new file"
     if os.path.exists(output) and not args.force:
         held = sweep_state(output)
@@ -63,6 +69,9 @@ def _dry_run(args, spec, output, workers, local) -> None:
             raise StoreError(f"output {output!r} exists and holds another run (or is no sweep file): choose another "
                              "path or replace it (--force)")
         todo -= held["done"]
+        if todo:
+            with reading(output) as f:
+                done = done_flags(f)
         state = f"exists with {held['done']} points done: {todo} to compute"
     exponents = f", {spec.lyapunov} Lyapunov exponents" if spec.lyapunov else ""
     report(args, f"{spec.name}: {spec.n_points} points ({axes})")
@@ -88,13 +97,22 @@ def _dry_run(args, spec, output, workers, local) -> None:
             census = f", then the attractors' chain {duration(chain)}" if spec.attractors else ""
             basins = basin_seconds(spec, workers)
             census += f", then the basin map {duration(basins)}" if spec.basins else ""
+            tasks = plan(spec, done, workers)
+            cost = task_seconds(spec, tasks)
             startup = startup_seconds(spec) if local else None
             start = (f", and {duration(startup)} to start the workers; excludes compilation" if startup is not None
                      else "; excludes worker start-up and compilation")
-            total = per_point * todo / workers + chain + basins + (startup or 0.0)
+            points = total_seconds(todo, len(tasks), per_point, cost, workers)
+            total = points + chain + basins + (startup or 0.0)
             report(args, f"  time: {duration(total)} on {workers} "
                          f"worker(s) ({per_point:.2g} s per point on one idle core of this machine, measured on a "
                          f"chunk of {chunk} points as the sweep runs it{census}{start})")
+            report(args, f"  made of: {len(tasks)} tasks × {cost.client * 1e3:.2g} ms on the client (Dask, the "
+                         f"write of the chunk and its journal record; serial) + ({todo} points × {per_point:.2g} s "
+                         f"+ {len(tasks)} tasks × {cost.worker * 1e3:.2g} ms packing) / {workers} worker(s)"
+                         f"{' + the start-up' if startup is not None else ''}"
+                         f"{' + the chain' if spec.attractors else ''}{' + the basin map' if spec.basins else ''}; "
+                         f"per-task costs timed on {cost.timed} tasks")
     report(args, "dry run: nothing was computed or written")
 
 

@@ -7,6 +7,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import meanfield as mf
@@ -145,3 +146,37 @@ def test_the_start_up_is_the_first_task_process_on_a_fake_wall_clock(monkeypatch
     assert args[0] == sys.executable and (first.steps, first.transient) == (1000 + recorded, 1000)
     FakeSubprocess.returncode = 1
     assert estimate.startup_seconds(run) is None
+
+
+def test_the_per_task_cost_is_in_the_estimate():
+    """The same 90 000 tiny points in 2 813 tasks are estimated well above the same points in one task: the client's
+    part of every task (Dask, the write of its chunk and journal record) is serial, the packing divides over the
+    workers. Dyadic costs: the sums are exact."""
+    cost = estimate.TaskCost(client=2.0 ** -7, worker=2.0 ** -11, timed=8)       # ≈ 7.8 ms and ≈ 0.5 ms a task
+    per_point = 2.0 ** -15
+    many = estimate.total_seconds(90_000, 2813, per_point, cost, workers=2)
+    one = estimate.total_seconds(90_000, 1, per_point, cost, workers=2)
+    assert many == 2813 * 2.0 ** -7 + (90_000 * per_point + 2813 * 2.0 ** -11) / 2
+    assert many - one == 2812 * (2.0 ** -7 + 2.0 ** -12)      # ≈ 23 s more: nothing of it divided over 2 workers
+    assert estimate.total_seconds(90_000, 2813, per_point, estimate.TaskCost(0.0, 0.0, 0), 2) == 90_000 * per_point / 2
+
+
+@pytest.mark.integration  # an in-process Dask cluster
+def test_the_per_task_cost_is_timed_on_real_tasks_in_a_scratch_file_deleted_afterwards(tmp_path, monkeypatch):
+    """task_seconds pushes real tasks of the run through a Dask client and the sweep's own write (file and journal)
+    into a temporary directory: it gives positive costs, times the tasks after the first, and leaves nothing behind,
+    neither in the working directory nor in the temporary directory."""
+    import tempfile
+
+    from meanfield.sweeps.execute.plan import plan
+    monkeypatch.chdir(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    run = mf.load_run(ROOT / "runs" / "phase_diagram.toml", steps=20, transient=10,
+                      **{"grid.beta_o.num": 16, "grid.beta_att.num": 16, "chunk": 8})
+    tasks = plan(run, np.zeros(run.n_points, dtype=bool), 2)
+    cost = estimate.task_seconds(run, tasks)
+    assert cost.client > 0 and cost.worker >= 0
+    assert len(tasks) == 32 and cost.timed == 31                      # 32 tasks of 8 points: all but the first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and list(scratch.iterdir()) == []

@@ -18,6 +18,16 @@ workers' start-up is added (:func:`startup_seconds`: one fresh process importing
 a first short task, timed on the wall clock; the workers start side by side); on SLURM it is the queue's wait and
 on a running scheduler none, so neither is included. The one-time compilation is never included.
 
+Each task also costs more than its points (:func:`task_seconds`, measured at every dry run): on the client, one at
+a time, Dask's scheduling of it, the arrival of its result and the write of its chunk to the file and the journal
+(the sweep's own :func:`~meanfield.sweeps.execute.run.store_result`); on a worker, the packing of its compressed
+chunks. They are timed on up to :data:`OVERHEAD_TASKS` real tasks of the run, whose results (a cheap version of
+the run's task: the same stored layout, a short run) go through a Dask client with an in-process worker to a
+scratch file and journal created as the sweep creates them, in a temporary directory deleted afterwards. The
+client's part does not divide over the workers: for a grid of many light tasks it is most of the time (a 300 × 300
+grid of 20-step points in chunks of 32: ≈ 10 ms a task against ≈ 1.5 ms of compute). The estimate is
+``tasks × client + (points × per point + tasks × packing) / workers`` (:func:`total_seconds`).
+
 A census's chain (docs/attractors.md §3, §6) is estimated apart (:func:`chain_seconds`): its kernel calls batch
 the starts carried from many points (full tiles), so it costs about :data:`CARRIED_PER_POINT` starts per point,
 each timed as one lane of a full tile with its fingerprint; lines and directions run side by side on the
@@ -26,9 +36,13 @@ per point.
 """
 from __future__ import annotations
 
+import os
+import pickle
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,6 +60,10 @@ PLAIN_STEPS = 50_000
 CARRIED_PER_POINT = 2
 #: Recorded steps of the first task a new worker runs when its start-up is measured (:func:`startup_seconds`).
 STARTUP_RECORDED = 200
+#: Tasks timed end to end by :func:`task_seconds` (at most; the first is a warm-up).
+OVERHEAD_TASKS = 48
+#: Wall seconds after which :func:`task_seconds` stops submitting tasks (it bounds the measurement).
+OVERHEAD_BUDGET = 1.5
 #: What :func:`startup_seconds` runs in a fresh process: a worker's imports and its first task (the run as JSON on
 #: standard input).
 _FIRST_TASK = """
@@ -149,6 +167,87 @@ def basin_seconds(run: RunSpec, workers: int) -> float:
     return (time.process_time() - begin) * plane.shape[0] / rows / max(1, workers)
 
 
+@dataclass(frozen=True)
+class TaskCost:
+    """What one task costs besides its points' compute (module docstring), in seconds: ``client`` on the
+    client, serial (Dask's scheduling, the result's arrival and unpickling, the write of its chunk and journal
+    record), ``worker`` on a worker (packing its compressed chunks); ``timed``: how many tasks were timed."""
+
+    client: float
+    worker: float
+    timed: int
+
+
+def _cheap(run: RunSpec) -> RunSpec:
+    """A short version of ``run`` whose tasks store the same layout (the tail's rows, a census's cycles), for
+    :func:`task_seconds`."""
+    least = 2 * run.attractors.max_period if run.attractors is not None else STARTUP_RECORDED
+    return _shortened(run, min(run.steps - run.transient, max(least, run.record.tail * run.record.every)))
+
+
+def task_seconds(run: RunSpec, tasks: list) -> TaskCost:
+    """The per-task costs of ``run`` on this machine (:class:`TaskCost`, module docstring), timed on up to
+    :data:`OVERHEAD_TASKS` of ``tasks`` (the sweep's plan, :func:`~meanfield.sweeps.execute.plan.plan`) for at most
+    about :data:`OVERHEAD_BUDGET` seconds, written to a scratch file in a temporary directory that is deleted
+    afterwards: nothing is written beside the run's output."""
+    import dask
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    from ..store.chunks import direct_writes, pack
+    from ..store.output import plan_output
+    from ..store.sweep import checked_names, sweep_layout
+    from .run import store_result
+
+    cheap = _cheap(run)
+    size = len(tasks[0].indices)
+    chosen = [t.indices for t in tasks if len(t.indices) == size][:OVERHEAD_TASKS]
+    result = compute_chunk(cheap, chosen[0], np.full(size, -1))          # one chunk's real arrays
+    with tempfile.TemporaryDirectory(prefix="meanfield-estimate-") as scratch:
+        target = plan_output(cheap, os.path.join(scratch, "estimate.h5"), None, False)
+        f = target.open()
+        try:
+            layout = sweep_layout(cheap)
+            packed = direct_writes(f, cheap, checked_names(layout))
+            results, packing = [], 0.0
+            for indices in chosen:                                           # what the workers send back
+                begin = time.process_time()
+                arrays = {**result, "index": indices}
+                chunks = pack(cheap, layout, checked_names(layout), arrays) if packed else None
+                packing += time.process_time() - begin
+                results.append(arrays if chunks is None else {"index": indices, "host": result["host"],
+                                                              "chunks": chunks})
+            begin = time.perf_counter()
+            arrival = [pickle.loads(pickle.dumps(r, protocol=5)) for r in results[:8]]
+            unpickle = (time.perf_counter() - begin) / len(arrival)
+            with dask.config.set({"temporary-directory": scratch}), \
+                    LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None,
+                                 local_directory=scratch) as cluster, Client(cluster) as client:
+                submitted = time.perf_counter()
+                futures = [client.submit(results.__getitem__, k, pure=False) for k in range(len(results))]
+                stored, first = 0, None
+                for future in as_completed(futures):
+                    store_result(f, cheap, future.result(), target.journal)
+                    stored += 1
+                    if first is None:
+                        first = time.perf_counter()                          # the warm-up task is not timed
+                    elif time.perf_counter() - first > OVERHEAD_BUDGET:
+                        client.cancel(futures)
+                        break
+                last = time.perf_counter()
+        finally:
+            f.close()
+            target.close_journal()
+    timed = stored - 1
+    client_part = (last - first) / timed if timed else first - submitted
+    return TaskCost(client=client_part + unpickle, worker=packing / len(chosen), timed=timed)
+
+
+def total_seconds(points: int, tasks: int, per_point: float, cost: TaskCost, workers: int) -> float:
+    """Wall seconds of ``points`` in ``tasks`` tasks on ``workers`` workers (module docstring): the client's
+    per-task part is serial, the compute and the packing divide over the workers."""
+    return tasks * cost.client + (points * per_point + tasks * cost.worker) / max(1, workers)
+
+
 def startup_seconds(run: RunSpec) -> float | None:
     """Wall seconds for a fresh Python process to become a worker that has run a first task of ``run``: Python
     started, Dask's worker and the task module imported, the run's kernels loaded from numba's cache (which
@@ -179,5 +278,5 @@ def size(n_bytes: float) -> str:
         n_bytes /= 1000
 
 
-__all__ = ["seconds_per_point", "chain_seconds", "basin_seconds", "startup_seconds", "calibration_runs", "duration",
-           "size"]
+__all__ = ["seconds_per_point", "task_seconds", "total_seconds", "TaskCost", "chain_seconds", "basin_seconds",
+           "startup_seconds", "calibration_runs", "duration", "size"]

@@ -307,13 +307,7 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
                 for future in pending.next_batch(block=False):
                     result = future.result()
                     hosts.add(result["host"])
-                    journaled = journal if JOURNAL else None
-                    if "chunks" in result:          # stored, then indexed in the journal (docs/storage.md §8)
-                        write_packed(f, run, result["index"], result["chunks"], journaled)
-                    else:                           # journaled first, then stored
-                        if journaled is not None:
-                            journaled.append(result["index"], result)
-                        write_points(f, run, result["index"], result)
+                    store_result(f, run, result, journal)
                     del futures[future.key]
                     written += len(result["index"])
                     bar.update(len(result["index"]))
@@ -327,6 +321,19 @@ def _compute(run: RunSpec, f, connection, progress: bool, retries: int, callback
     finally:
         bar.close()
     log.debug("%d points in %.1f s", written - int(done.sum()), time.perf_counter() - started)
+
+
+def store_result(f, run: RunSpec, result: dict, journal=None) -> None:
+    """Store one task's ``result`` in ``f`` as it arrives at the client, with the ``journal`` (unless
+    :data:`JOURNAL` is off): packed chunks are stored, then indexed in the journal; arrays are journaled first,
+    then stored (docs/storage.md §8). The dry run times this same call (:mod:`.estimate`)."""
+    journaled = journal if JOURNAL else None
+    if "chunks" in result:
+        write_packed(f, run, result["index"], result["chunks"], journaled)
+    else:
+        if journaled is not None:
+            journaled.append(result["index"], result)
+        write_points(f, run, result["index"], result)
 
 
 @contextmanager
@@ -346,4 +353,4 @@ def _ctrl_c():
             signal.signal(sig, handler)
 
 
-__all__ = ["sweep", "RETRIES"]
+__all__ = ["sweep", "store_result", "RETRIES"]
