@@ -41,7 +41,7 @@ def sets(quick: bool) -> list:
 
 def check(model, seed: int) -> list:
     """(census label, census period, classify label, classify period, stays) of every attractor, and the
-    census's unresolved fraction."""
+    census's unsettled fraction."""
     census = mf.find_attractors(model, mf.census.Starts(STARTS, seed=seed), STEPS, TRANSIENT, lyapunov=True)
     rows = []
     for k, a in enumerate(census.attractors):
@@ -52,7 +52,7 @@ def check(model, seed: int) -> list:
         where = assign_to_attractors(tail, np.array([b.period for b in known]), np.array([b.scale for b in known]),
                                      np.array([b.summary for b in known]), [b.points for b in known])[0]
         rows.append((a.label, a.period, verdict.label, verdict.period, where == k))
-    return rows, census.unresolved_fraction
+    return rows, census.unsettled_fraction
 
 
 def main() -> None:
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="only the sets whose name contains this")
     args = parser.parse_args()
     print("| set | censuses | attractors | agree | disagree | census `unresolved` | transients | "
-          "unresolved starts (mean) | time |")
+          "unsettled starts (mean) | time |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, factory, values, seeds in (s for s in sets(args.quick) if args.only in s[0]):
         t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-shot check of the CUDA backend on a fresh GPU machine (NVIDIA H100/H200), in at most ~8 minutes:
 #
-#   1. install as the README says (pip install ".[gpu]" into a fresh venv); nvidia-smi and the versions
+#   1. install as docs/clusters.md says (pip install ".[gpu]" into a fresh venv); nvidia-smi and the versions
 #   2. meanfield info --devices
 #   3. the CUDA tests (tests/cuda) on the device, not the simulator
 #   4. correctness: tests/data's first 25 steps cuda vs cpu (<= 1e-12); the quick Figure 3's labels and lambda1,
@@ -126,7 +126,7 @@ pick_python() {
 }
 export -f pick_python      # used by install_venv in fpart's child bash
 
-# Section 1: the README's install, `pip install ".[gpu]"`, into a fresh venv (plus the test runner).
+# Section 1: the install of docs/clusters.md, `pip install ".[gpu]"`, into a fresh venv (plus the test runner).
 install_venv() {
     local base
     base=$(pick_python) || { echo "no python >= 3.11 on PATH"; return 1; }
@@ -289,7 +289,7 @@ kv tests_summary "test_no_gpu.py: $(pytest_line 3a_main_process_tests); device: 
 header "4. correctness: fixtures, quick Figure 3 cuda vs cpu, float32 vs float64"
 part 4a_fixtures 90 30 "$PY" bench/gpu_check.py fixtures
 
-# The quick Figure 3 as a user runs it, once per backend; the CUDA run in one worker and one chunk (README:
+# The quick Figure 3 as a user runs it, once per backend; the CUDA run in one worker and one chunk (docs/clusters.md:
 # "Use big chunks (thousands of points)"); its labels come from the same evidence as the CPU's.
 if (( SMOKE )); then
     FIG3Q_SET=(--set grid.beta_o.num=2 --set steps=120 --set transient=60); FIG3Q_CHUNK=2; CPU_WORKERS=(--workers 2)

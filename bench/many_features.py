@@ -4,7 +4,7 @@ model with all 2^(M-1) rows (the tables before, M <= 16) and the numpy peer (ben
 Usage: python bench/many_features.py [--points 256] [--seconds 2] [--skip-first-step] [--scaling]
 
 Besides the rates: the first step at a new M (a fresh process per M, the kernels' disk cache warm, the time of
-the one call that runs a step, the import excluded) and the leading 8 exponents at M = 64. ``--scaling`` adds
+the one call that runs a step, the import excluded) and the leading 8 exponents at M = 64 and 128. ``--scaling`` adds
 three one-factor series, the other two sizes held at M = 64, L = 16, N_se = 128: M from 8 to 256, L from 4 to
 256, N_se from 128 to 4 096 (K = N_se there, up to 2^(M-1)).
 
@@ -154,7 +154,7 @@ def main(argv=None):
         model = mf.presets.random(seed=7, **case)
         label = f"M={case['n_features']} N_se={case['semantic_bits']} L={case['context']}"
         rate_row(label + ", sign classes", model, args.points, args.seconds)
-        if case["n_features"] == 64:
+        if case["n_features"] in (64, 128):
             first, rate = kernel_rate(model, args.points, args.seconds, exponents=8)
             print(f"{label + ', 8 exponents':<44} {model.tanh_signs.shape[0]:>6} {first:>12.1f} {rate:>10.3g}",
                   flush=True)

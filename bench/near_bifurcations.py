@@ -37,11 +37,11 @@ def main():
                 run = mf.simulate(model, args.long, args.long // 2, start=a.state, lyapunov=True)
                 labels.append(classify(run).label)
                 disagree += labels[-1] != a.label
-            worst = max(worst, census.unresolved_fraction)
+            worst = max(worst, census.unsettled_fraction)
             found = ", ".join(f"{a.label} {a.period} {a.fraction:.0%}" for a in census.attractors) or "—"
             same = "all equal" if all(own == a.label for own, a in zip(labels, census.attractors)) else \
                 "differ: " + ", ".join(labels)
-            print(f"| {name} | {value + offset:.10f} | {offset:+.0e} | {census.unresolved_fraction:.0%} | {found} | "
+            print(f"| {name} | {value + offset:.10f} | {offset:+.0e} | {census.unsettled_fraction:.0%} | {found} | "
                   f"{same} |", flush=True)
     print(f"\nlargest unresolved share {worst:.0%}; attractors whose label differs from classify's: {disagree}; "
           f"{time.perf_counter() - began:.0f} s")

@@ -1,5 +1,5 @@
 """How far Lyapunov exponents move when the tangent vectors are re-orthonormalised every r steps instead of
-every step (the reason simulate's default is r = 1; see README, "Lyapunov spectra").
+every step (the reason simulate's default is r = 1; see docs/classification.md §6, "What float64 can resolve").
 
 Usage: python bench/qr_interval.py
 Prints, per r, the largest change of any of the 12 exponents and of the 4 leading ones over 11 values of

@@ -91,7 +91,7 @@ def _libm(jit):
 MATH_LIBRARIES = {"lane": lane_math.build, "libm": _libm}
 _SOURCES = [pathlib.Path(__file__).parent / name for name in ("step.py", "map_stages.py", "tangent_stages.py",
                                                              "tile_stages.py", "lane_sums.py", "lane_math.py",
-                                                             "cpu.py")]
+                                                             "tangent_images.py", "cpu.py")]
 _SOURCES.append(pathlib.Path(__file__).parents[1] / "model" / "layout.py")
 _DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in _SOURCES)).hexdigest()[:16]
 
@@ -164,13 +164,16 @@ def _tile_kernels(ring: int, n_feat: int, n_patterns: int, math_library: str) ->
         per-point array (tiles·W, rows, n_sel, M) that :func:`run_batch` returns."""
         width = tiles.params.shape[2]
         n_rows, n_feat, n_pat = tiles.att.shape[1], tiles.att.shape[2], shared.signs.shape[0]
-        n_entries, n_vec = (n_rows + 2) * n_feat, out.block_sums.shape[2]
-        jac_rows, jac_feat = (n_rows, n_feat) if n_vec > 0 else (1, 1)
+        n_vec = out.block_sums.shape[2]
+        images = ring == 0 and 4 * n_vec < 3 * n_feat   # .tangent_images: 4·K·M a vector against 3·K·M² a token
+        n_entries = 3 * (n_rows + 1) * n_feat if images else (n_rows + 2) * n_feat
+        dot_rows = 1 + n_vec * (n_vec + 1) // 2 if images else 1
+        jac_rows, jac_feat = (n_rows, n_feat) if n_vec > 0 and not images else (1, 1)
         for tile in range(first, stop):
             lanes = slice(tile * width, (tile + 1) * width)
             run_tile(shared, TileInput(tiles.params[tile], tiles.pe0[tile], tiles.att[tile].copy(),
                                        tiles.depth[tile].copy(), tiles.ctrl[tile].copy(), tiles.controlled[tile]),
-                     new_scratch(width, max(n_vec, 1), n_rows, n_feat, n_pat, n_entries, n_entries + 1,
+                     new_scratch(width, max(n_vec, 1), n_rows, n_feat, n_pat, n_entries, n_entries + 1, dot_rows,
                                  jac_rows, jac_feat),
                      TileOutput(out.records[..., lanes], out.block_sums[tile], out.stats[tile], out.final_att[tile],
                                 out.final_depth[tile], out.final_ctrl[tile]))

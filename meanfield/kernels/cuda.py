@@ -55,7 +55,8 @@ def local_bytes(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str)
     values = (L * M + CTRL_ROWS * M                                       # window and control rows
               + 4 * L * M + n_patterns + 4 * M + M + 2 * L * M + L + M   # fields, rings, weights, new output
               + (3 * jac_rows + 1) * jac_feat * jac_feat                   # token Jacobians, window gradient
-              + max(n_vec, 1) * (n_entries + M) + 2 + 1 + n_entries + 1)  # tangents, new rows, softmax, QR
+              + max(n_vec, 1) * (n_entries + M) + 2 + 1 + n_entries + 1 + 1  # tangents, new rows, softmax, QR
+              + 2 * n_patterns + 4 * M)                                     # the tangent images' scratch
     return values * np.dtype(dtype).itemsize + 8                          # + the depth (int64)
 
 
@@ -201,7 +202,7 @@ def point_kernel(ring: int, n_feat: int, n_patterns: int, n_vec: int, dtype: str
             depth[0] = points.depth[i]
             tile = TileInput(points.params[:, i:i + 1], points.pe0[:, :, i:i + 1], att_ring, depth, ctrl,
                              points.controlled[i])
-            run_tile(shared, tile, new_scratch(1, vectors, ring, n_feat, n_patterns, n_entries, qr_rows, jac_rows,
+            run_tile(shared, tile, new_scratch(1, vectors, ring, n_feat, n_patterns, n_entries, qr_rows, 1, jac_rows,
                                                  jac_feat),
                      TileOutput(out.records[:, :, :, i:i + 1], out.block_sums[:, :, i:i + 1], out.stats[:, i:i + 1],
                                 out.final_att[:, :, i:i + 1], out.final_depth[i:i + 1], out.final_ctrl[:, :, i:i + 1]))

@@ -11,7 +11,9 @@ from ..model import layout
 
 
 def token_sums(jit, tanh, slot_of, softmax_weights):
-    """``token_fields`` and ``attend`` (docs/model.md §3, steps 1-5), calling ``slot_of`` (the ring index) and
+    """``token_fields``, ``attend`` (docs/model.md §3, steps 1-5) and ``value_query_key`` (the sums over sign
+    classes of one feature's value, query and key fields, which the tangent images of :mod:`.tangent_images`
+    apply to the slopes' directional derivatives too), calling ``slot_of`` (the ring index) and
     ``softmax_weights`` of :func:`.map_stages.token_stage`."""
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     P_BETA, P_GAMMA, P_W, P_W_MO_SE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_W_MO_SE
@@ -123,7 +125,7 @@ def token_sums(jit, tanh, slot_of, softmax_weights):
                 for lane in range(n_lanes):
                     att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
 
-    return token_fields, attend
+    return token_fields, attend, value_query_key
 
 
 def tangent_sums(jit, leaf_jit, slot_of):
@@ -233,16 +235,27 @@ def tangent_sums(jit, leaf_jit, slot_of):
 
 
 def orthonormalizer(jit, log):
-    """``orthonormalize(tangent, log_norms, work, n_entries)``: the QR of docs/model.md §4.2 on vectors of
-    ``n_entries`` entries."""
+    """``orthonormalize(tangent, log_norms, work, dots, n_entries)``: the QR of docs/model.md §4.2 on the first
+    ``n_entries`` entries of the vectors; entries past them (the tangent images of :mod:`.tangent_images`, linear
+    in the vectors) are carried along: they take the same combinations."""
 
-    def orthonormalize(tangent, log_norms, work, n_entries):
-        """Modified Gram-Schmidt, one pass; row ``n_entries`` of ``work`` takes the running dot products, then
-        the norm (:func:`.tangent_stages.lyapunov_stage`'s ``orthonormalize``)."""
+    def orthonormalize(tangent, log_norms, work, dots, n_entries):
+        """Modified Gram-Schmidt, one pass (:func:`.tangent_stages.lyapunov_stage`'s ``orthonormalize``): vector
+        j is reduced in ``work`` (at least max(n, k) rows, lanes) against the vectors before it over the first
+        n = ``n_entries`` entries; row 0 of ``dots`` takes the running dot product, then the inverse norm, and,
+        where ``dots`` has more rows (the tangent images: then the entries past n are carried, else left as they
+        are), its rows 1 .. k(k + 1)/2 keep the coefficients (row 1 + j(j + 1)/2 + i: vector i's in vector j, i < j; the
+        inverse norm at i = j). The carried entries take the same combinations afterwards, entry by entry, all k
+        vectors at once in ``work``: they are read and written once instead of once per pair of vectors. The
+        scratch arrays are apart from the vectors, so that the compiler sees that what it writes cannot overlap
+        what it reads, and vectorises the loops over lanes."""
         n = n_entries
-        n_lanes = tangent.shape[2]
-        last = work[n]          # per lane: the running dot product, then the norm
-        for j in range(tangent.shape[0]):
+        n_vec, n_lanes = tangent.shape[0], tangent.shape[2]
+        carry = dots.shape[0] > 1       # the coefficients' rows are there: the entries past n are carried
+        n_all = tangent.shape[1] if carry else n
+        last = dots[0]
+        for j in range(n_vec):
+            row = 1 + j * (j + 1) // 2
             for s in range(n):
                 for lane in range(n_lanes):
                     work[s, lane] = tangent[j, s, lane]
@@ -255,17 +268,35 @@ def orthonormalizer(jit, log):
                 for s in range(n):
                     for lane in range(n_lanes):
                         work[s, lane] -= last[lane] * tangent[i, s, lane]
+                if carry:
+                    for lane in range(n_lanes):
+                        dots[row + i, lane] = last[lane]
             for lane in range(n_lanes):
                 last[lane] = 0.0
             for s in range(n):
                 for lane in range(n_lanes):
                     last[lane] += work[s, lane] * work[s, lane]
             for lane in range(n_lanes):
-                last[lane] = math.sqrt(last[lane])
+                norm = math.sqrt(last[lane])
+                log_norms[j, lane] += log(norm)
+                last[lane] = 1.0 / norm if norm > 0.0 else 1.0
+            if carry:
+                for lane in range(n_lanes):
+                    dots[row + j, lane] = last[lane]
             for s in range(n):
                 for lane in range(n_lanes):
-                    tangent[j, s, lane] = work[s, lane] * (1.0 / last[lane] if last[lane] > 0.0 else 1.0)
-            for lane in range(n_lanes):
-                log_norms[j, lane] += log(last[lane])
+                    tangent[j, s, lane] = work[s, lane] * last[lane]
+        for s in range(n, n_all):
+            for j in range(n_vec):
+                for lane in range(n_lanes):
+                    work[j, lane] = tangent[j, s, lane]
+            for j in range(n_vec):
+                row = 1 + j * (j + 1) // 2
+                for i in range(j):
+                    for lane in range(n_lanes):
+                        work[j, lane] -= dots[row + i, lane] * work[i, lane]
+                for lane in range(n_lanes):
+                    work[j, lane] *= dots[row + j, lane]
+                    tangent[j, s, lane] = work[j, lane]
 
     return jit(orthonormalize)

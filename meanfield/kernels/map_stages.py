@@ -28,6 +28,7 @@ class TokenStage(NamedTuple):
     token_fields: Callable
     store_token: Callable
     attend: Callable
+    value_query_key: Callable
 
 
 class ControlStage(NamedTuple):
@@ -71,8 +72,9 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
     P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
 
     slot_of, softmax_weights = window_helpers(leaf_jit, exp)
+    value_query_key = None      # fixed sizes: the tangent map forms Jacobians and never calls it (.tangent_stages)
     if L == 0:  # run-time sizes: the sums lane by lane (.lane_sums)
-        token_fields, attend = lane_sums.token_sums(jit, tanh, slot_of, softmax_weights)
+        token_fields, attend, value_query_key = lane_sums.token_sums(jit, tanh, slot_of, softmax_weights)
 
     @jit
     def positional_terms(w_pe, params, pe0, out):
@@ -171,7 +173,7 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                         acc += p[d, lane] * v_ring[slot_of(head, d, L), a, lane]
                     att_new[a, lane] = acc
 
-    return TokenStage(slot_of, positional_terms, token_fields, store_token, attend)
+    return TokenStage(slot_of, positional_terms, token_fields, store_token, attend, value_query_key)
 
 
 def control_stage(jit, M):

@@ -12,6 +12,8 @@ the earlier stages' functions:
 * :func:`.map_stages.control_stage`: the PID law (§5.1);
 * :func:`.tangent_stages.tangent_stage`: the token Jacobians, the attention gradient and the push of the tangent
   vectors (§4, §5.2);
+* :func:`.tangent_images.image_stage` (run-time sizes): the tangent vectors' new rows from the tangent images of
+  the window rows instead (§4.1);
 * :func:`.tangent_stages.lyapunov_stage`: the tangent vectors' start, step and QR (§4.2);
 * :func:`.tile_stages.record_stage`: a tile's start, records, final state and divergence freeze;
 * :func:`.tile_stages.tile_loop`: the loop over a tile's steps;
@@ -66,10 +68,14 @@ class Steps(NamedTuple):
     token_fields: Callable
     store_token: Callable
     attend: Callable
+    value_query_key: Callable
     tanh_slopes: Callable
     token_jacobian: Callable
+    keeps_jacobians: Callable
+    token_derivatives: Callable
     attention_gradient: Callable
     tangent_push: Callable
+    push_rows: Callable
     control_step: Callable
     orthonormalize_window: Callable
     orthonormalize_controlled: Callable

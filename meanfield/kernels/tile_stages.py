@@ -35,8 +35,7 @@ def record_stage(jit, L, M, tokens, tangents):
                                                   layout.OBS_MQ)
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     slot_of, positional_terms = tokens.slot_of, tokens.positional_terms
-    token_fields, store_token, token_jacobian = tokens.token_fields, tokens.store_token, tangents.token_jacobian
-    tanh_slopes = tangents.tanh_slopes
+    token_fields, store_token, token_derivatives = tokens.token_fields, tokens.store_token, tangents.token_derivatives
 
     @jit
     def record(selection, att_new, fields, semantic_o, diverged_at, records, row):
@@ -100,9 +99,7 @@ def record_stage(jit, L, M, tokens, tangents):
                          scratch.semantic_o, False)
             store_token(scratch.fields, scratch.v_ring, scratch.k_ring, d)
             if out.block_sums.shape[1] > 0:
-                tanh_slopes(params, scratch.h)
-                token_jacobian(coef, F_V, signs, params, scratch.h, scratch.dv_ring, d)
-                token_jacobian(coef, F_K, signs, params, scratch.h, scratch.dk_ring, d)
+                token_derivatives(coef, signs, params, scratch.h, scratch.dv_ring, scratch.dk_ring, d)
 
     @jit
     def freeze_diverged(t, head, lane, tile, out):
@@ -134,10 +131,10 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
     """The tile loop ``run_tile`` (docs/model.md §3), calling the functions of the earlier stages: ``tokens``
     (:class:`TokenStage`), ``tangents`` (:class:`TangentStage`), ``control`` (:class:`ControlStage`),
     ``lyapunov`` (:class:`LyapunovStage`) and ``records`` (:class:`RecordStage`); returns a :class:`TileLoop`."""
-    F_V, F_K, PROGRESS_STRIDE = layout.F_V, layout.F_K, layout.PROGRESS_STRIDE
+    PROGRESS_STRIDE = layout.PROGRESS_STRIDE
     OBS_MO, OBS_MO_SE = layout.OBS_MO, layout.OBS_MO_SE
     token_fields, store_token, attend = tokens.token_fields, tokens.store_token, tokens.attend
-    tanh_slopes, token_jacobian, control_step = tangents.tanh_slopes, tangents.token_jacobian, control.control_step
+    token_derivatives, control_step = tangents.token_derivatives, control.control_step
     start_tangents, advance_tangents = lyapunov.start_tangents, lyapunov.advance_tangents
     record, save_state, start_tile = records.record, records.save_state, records.start_tile
     freeze_diverged, blank_records = records.freeze_diverged, records.blank_records
@@ -172,7 +169,7 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
         h, fields, semantic_o, att_new = scratch.h, scratch.fields, scratch.semantic_o, scratch.att_new
         pe_terms, v_ring, k_ring = scratch.pe_terms, scratch.v_ring, scratch.k_ring
         p, softmax = scratch.p, scratch.softmax
-        dv_ring, dk_ring, tangent = scratch.dv_ring, scratch.dk_ring, scratch.tangent
+        dv_ring, dk_ring = scratch.dv_ring, scratch.dk_ring
         ctrl, largest = tile.ctrl, scratch.largest
         n_vec = block_sums.shape[1]
         n_alive = att_ring.shape[2]
@@ -207,13 +204,11 @@ def tile_loop(jit, L, M, tokens, tangents, control, lyapunov, records):
                 record(selection, att_new, fields, semantic_o, stats[1], records, saved // record_every)
             if n_vec > 0 and saved >= -n_rows:
                 # the rows in the window when tangent dynamics start need their token Jacobians (h becomes the
-                # slopes, which advance_tangents' query Jacobian takes too)
-                tanh_slopes(params, h)
-                token_jacobian(coef, F_V, signs, params, h, dv_ring, head)
-                token_jacobian(coef, F_K, signs, params, h, dk_ring, head)
+                # slopes, which advance_tangents takes too)
+                token_derivatives(coef, signs, params, h, dv_ring, dk_ring, head)
             if n_vec > 0 and saved >= 0:
                 if saved == 0:
-                    start_tangents(tangent, head, att_ring)
+                    start_tangents(shared, tile, scratch, head)
                 advance_tangents(shared, tile, scratch, block_sums, head, saved)
             # the new output becomes the newest row (ring slot head - 1); inline, since a call per step is slower
             # (bench/throughput.py, bench/RESULTS.md)
@@ -240,21 +235,22 @@ def scratch_stage():
     """The scratch allocator (sizes are its arguments); returns a :class:`ScratchStage`."""
 
     def scratch_allocator(array, dtype, allocator_jit):
-        """``new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, jac_rows, jac_feat)``: the
-        :class:`~meanfield.model.layout.TileScratch` of a tile of ``lanes`` lanes, ``vectors`` tangent vectors of
-        ``n_entries`` = L·M + 2M entries (whether or not the tile is controlled; the window's L·M come first) and
-        ``qr_rows`` = ``n_entries`` + 1 rows of QR work, for L = ``n_rows``, M = ``n_feat``, J = ``n_pat``; the
-        token Jacobians and the window gradient are (``jac_rows``, ``jac_feat``, ``jac_feat``): (L, M, M) when
-        exponents are computed, (1, 1, 1) otherwise (they are read only by the tangent map; at M = 64, L = 16 the
-        four would take 1.5 MiB a lane). Every array is made by ``array(shape, dtype)`` and the function compiled
-        with ``allocator_jit``: ``numpy.empty`` on the CPU; on CUDA a per-thread local array, whose shape must be
-        a compile-time constant, so there ``new_scratch`` is inlined (numba IR) into a caller that passes every
-        size as a literal (hence the derived sizes among the arguments: an expression would not be one).
+        """``new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, dot_rows, jac_rows,
+        jac_feat)``: the :class:`~meanfield.model.layout.TileScratch` of a tile of ``lanes`` lanes, ``vectors``
+        tangent vectors of ``n_entries`` entries (L·M + 2M whether or not the tile is controlled, the window's L·M
+        first; 3·(L + 1)·M where the tangent images follow them, :mod:`.tangent_images`), ``qr_rows`` =
+        ``n_entries`` + 1 rows of QR work and ``dot_rows`` of its dot products (1, or 1 + k(k + 1)/2 with the
+        images: the QR's coefficients), for L = ``n_rows``, M = ``n_feat``, J = ``n_pat``; the token Jacobians and
+        the window gradient are (``jac_rows``, ``jac_feat``, ``jac_feat``): (L, M, M) where the tangent map forms
+        them, (1, 1, 1) otherwise (unread). Every array is made by ``array(shape, dtype)`` and the function
+        compiled with ``allocator_jit``: ``numpy.empty`` on the CPU; on CUDA a per-thread local array, whose shape
+        must be a compile-time constant, so there ``new_scratch`` is inlined (numba IR) into a caller that passes
+        every size as a literal (hence the derived sizes among the arguments: an expression would not be one).
         ``run_tile`` takes the number of exponents from the output's block sums: a batch without exponents
         allocates 1 vector (a GPU rejects empty local arrays)."""
 
         @allocator_jit
-        def new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, jac_rows, jac_feat):
+        def new_scratch(lanes, vectors, n_rows, n_feat, n_pat, n_entries, qr_rows, dot_rows, jac_rows, jac_feat):
             return layout.TileScratch(
                 array((4, n_rows, n_feat, lanes), dtype), array((n_pat, lanes), dtype),
                 array((4, n_feat, lanes), dtype), array((n_feat, lanes), dtype),
@@ -266,7 +262,8 @@ def scratch_stage():
                 array((jac_rows, jac_feat, jac_feat, lanes), dtype),
                 array((vectors, n_entries, lanes), dtype), array((vectors, n_feat, lanes), dtype),
                 array((2, lanes), dtype),
-                array((lanes,), dtype), array((qr_rows, lanes), dtype))
+                array((lanes,), dtype), array((qr_rows, lanes), dtype), array((dot_rows, lanes), dtype),
+                array((2, n_pat, lanes), dtype), array((4, n_feat, lanes), dtype))
 
         return new_scratch
 

@@ -286,8 +286,11 @@ class TileScratch(NamedTuple):
     (``new_scratch`` of :func:`meanfield.kernels.step.build_steps`): PE terms (4, L, M), tanh values h (J,)
     (then their slopes, for the Jacobians), mean fields (4, M), the semantic m^o (M,), value/key rings (L, M),
     attention weights p (L,), the new output (M,), value/key/query Jacobians (L, M, M) / (1, M, M), the window
-    gradient (L, M, M), tangent vectors (k, L·M + 2M), their new rows (k, M), softmax max/sum (2,), the largest
-    |I| (), the QR work (L·M + 2M + 1)."""
+    gradient (L, M, M), tangent vectors (k, L·M + 2M, or 3·(L + 1)·M with the tangent images after them), their
+    new rows (k, M), softmax max/sum (2,), the largest |I| (), the QR work (a vector's entries + 1) and its dot
+    products and coefficients (1 or 1 + k(k + 1)/2), and the tangent images' scratch
+    (:mod:`meanfield.kernels.tangent_images`): slopes and projections dh (2, J), their sums over the classes
+    (4, M)."""
 
     pe_terms: np.ndarray
     h: np.ndarray
@@ -306,3 +309,6 @@ class TileScratch(NamedTuple):
     softmax: np.ndarray
     largest: np.ndarray
     qr_work: np.ndarray
+    qr_dots: np.ndarray
+    dh: np.ndarray
+    dfields: np.ndarray

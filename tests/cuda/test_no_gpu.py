@@ -91,7 +91,7 @@ def test_local_bytes_counts_the_allocated_arrays(ring, n_feat, n_patterns, n_vec
 
     n_entries = (ring + 2) * n_feat
     scratch = scratch_stage().scratch_allocator(np.empty, np.float64, lambda f: f)(
-        1, max(n_vec, 1), ring, n_feat, n_patterns, n_entries, n_entries + 1, *jacobian_sizes(ring, n_feat, n_vec))
+        1, max(n_vec, 1), ring, n_feat, n_patterns, n_entries, n_entries + 1, 1, *jacobian_sizes(ring, n_feat, n_vec))
     own = np.empty((ring, n_feat)).nbytes + np.empty((CTRL_ROWS, n_feat)).nbytes + 8
     assert local_bytes(ring, n_feat, n_patterns, n_vec, "float64") == sum(a.nbytes for a in scratch) + own
 
