@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from contextlib import nullcontext
 
 
@@ -43,11 +44,15 @@ def register(sub, parents):
 
 def _dry_run(args, spec, output, workers, local) -> None:
     import numpy as np
+    import psutil
+
+    imported = time.time() - psutil.Process().create_time()     # this command's start: a sweep's is the same
 
     from ..errors import BackendError, StoreError
     from ..sweeps.execute.estimate import (
         basin_seconds,
         chain_seconds,
+        cluster_seconds,
         duration,
         seconds_per_point,
         size,
@@ -100,8 +105,10 @@ def _dry_run(args, spec, output, workers, local) -> None:
             tasks = plan(spec, done, workers)
             cost = task_seconds(spec, tasks)
             startup = startup_seconds(spec) if local else None
-            start = (f", and {duration(startup)} to start the workers; excludes compilation" if startup is not None
-                     else "; excludes worker start-up and compilation")
+            if startup is not None:     # the local cluster's start and close, and this command's imports
+                startup += cluster_seconds(workers) + imported
+            start = (f", and {duration(startup)} to import, start the workers and close them; excludes compilation"
+                     if startup is not None else "; excludes worker start-up and compilation")
             points = total_seconds(todo, len(tasks), per_point, cost, workers)
             total = points + chain + basins + (startup or 0.0)
             report(args, f"  time: {duration(total)} on {workers} "

@@ -3,6 +3,7 @@ the recorded part at its real length (the evidence and the exponents cost what t
 steps scaled linearly. Its arithmetic is checked here on fake clocks; its accuracy against whole sweeps is a timing,
 measured in bench/sweep.py, not here."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -119,6 +120,20 @@ def test_the_workers_start_up_is_timed_as_a_first_task_in_a_fresh_process(tmp_pa
     for run in (census, plain):
         assert estimate.startup_seconds(run) is not None        # None: the first-task process failed
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.system  # worker processes
+def test_the_local_cluster_is_started_and_closed_as_the_sweep_does(tmp_path, monkeypatch):
+    """cluster_seconds starts the sweep's own local cluster (two worker processes) and a client, closes both and
+    gives the wall time; nothing is left in the working directory, and Dask's scratch space is not the system's
+    temporary directory's (it goes to one deleted afterwards)."""
+    import tempfile
+
+    monkeypatch.chdir(tmp_path)
+    before = set(os.listdir(tempfile.gettempdir()))
+    assert estimate.cluster_seconds(2) > 0
+    assert list(tmp_path.iterdir()) == []
+    assert not [name for name in set(os.listdir(tempfile.gettempdir())) - before if "dask" in name]
 
 
 @pytest.mark.parametrize("name, recorded", [("paper_census_quick", 2 * 256), ("paper_fig3_quick", 200)])

@@ -16,7 +16,9 @@ Times are the process's CPU time, so that other work on the machine does not inf
 for an otherwise idle machine. The estimate is per point, divided over the workers. On a local cluster the
 workers' start-up is added (:func:`startup_seconds`: one fresh process importing what a worker imports and running
 a first short task, timed on the wall clock; the workers start side by side); on SLURM it is the queue's wait and
-on a running scheduler none, so neither is included. The one-time compilation is never included.
+on a running scheduler none, so neither is included. A local sweep also starts and closes its cluster
+(:func:`cluster_seconds`, timed on the sweep's own cluster at every dry run) and its command imports the package
+first (the dry run's own import time, the same command's). The one-time compilation is never included.
 
 Each task also costs more than its points (:func:`task_seconds`, measured at every dry run): on the client, one at
 a time, Dask's scheduling of it, the arrival of its result and the write of its chunk to the file and the journal
@@ -130,8 +132,8 @@ def chain_seconds(run: RunSpec, workers: int) -> float:
     if run.attractors is None:
         return 0.0
     from ...analysis.fingerprint import fingerprint
-    from ...census.system import AttentionSystem
     from ...kernels.cpu import TILE_WIDTH
+    from ...systems import AttentionSystem
 
     spec, system = run.attractors, AttentionSystem(run.model)
     lanes = TILE_WIDTH                                       # one full tile of carried starts
@@ -262,6 +264,23 @@ def startup_seconds(run: RunSpec) -> float | None:
     return time.perf_counter() - begin if started.returncode == 0 else None
 
 
+def cluster_seconds(workers: int) -> float:
+    """Wall seconds to start the sweep's own local cluster of ``workers`` worker processes
+    (:func:`.cluster.local_cluster`) with a client on it, and to close both: what a local sweep pays besides its
+    tasks and its workers' first task (:func:`startup_seconds`). Dask's scratch space goes to a temporary directory
+    deleted afterwards."""
+    import dask
+    from dask.distributed import Client
+
+    from .cluster import local_cluster
+    with tempfile.TemporaryDirectory(prefix="meanfield-estimate-") as scratch, \
+            dask.config.set({"temporary-directory": scratch}):
+        begin = time.perf_counter()
+        with local_cluster(workers) as cluster, Client(cluster):
+            pass
+        return time.perf_counter() - begin
+
+
 def duration(seconds: float) -> str:
     """``"≈ 42 s"``, ``"≈ 7.5 min"``, ``"≈ 3.2 h"``."""
     if seconds < 90:
@@ -279,4 +298,4 @@ def size(n_bytes: float) -> str:
 
 
 __all__ = ["seconds_per_point", "task_seconds", "total_seconds", "TaskCost", "chain_seconds", "basin_seconds",
-           "startup_seconds", "calibration_runs", "duration", "size"]
+           "startup_seconds", "cluster_seconds", "calibration_runs", "duration", "size"]
