@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scipy.stats import linregress
 
 from meanfield.analysis.basins import basin_entropy, tipping_probabilities, uncertainty_exponent, wada_merging
 from meanfield.errors import AnalysisError, ConfigError
@@ -108,10 +109,13 @@ def test_quadrants_meet_at_a_point_but_are_not_wada():
 def test_gmoy_fractal_boundary_exponent():
     starts = np.random.default_rng(4).uniform([0.0, -1.5], [1.0, 1.5], size=(50_000, 2))
     # ε = 3^-k: the boundary is self-similar under x → 3x, so equal phases of its log-periodic wiggle
-    alpha, se, _ = uncertainty_exponent(gmoy_final_state, starts, 3.0 ** -np.arange(6, 15))
+    alpha, se, f = uncertainty_exponent(gmoy_final_state, starts, 3.0 ** -np.arange(6, 15))
     expected = np.log(1.5) / np.log(3.0)  # α = 2 − D = ln λy / ln λx = 0.3691 (GMOY 1983)
     assert abs(alpha - expected) < 3 * se  # statistical: 3 standard errors of the fit
     assert abs(alpha - 1.0) > 10 * se  # and distinguishably not a smooth boundary
+    # the standard error pinned from both sides: scipy's least squares of ln f on ln ε, to rounding
+    fit = linregress(np.log(3.0 ** -np.arange(6, 15)), np.log(f))
+    assert (alpha, se) == pytest.approx((fit.slope, fit.stderr), rel=1e-9)
     basins = grid(gmoy_final_state, (0.0, 1.0), (-2.0, 2.0))
     s_b, s_bb = basin_entropy(basins)
     # two basins: S_bb ≤ ln 2 always (the log 2 criterion is sufficient only, it cannot fire here), so the

@@ -1,6 +1,7 @@
 """The uncertainty exponent of a stored basin map (docs/basins.md §2, §7) on maps with known exponents."""
 import numpy as np
 import pytest
+from scipy.stats import linregress
 
 from meanfield.analysis.basins import map_uncertainty_exponent
 from meanfield.errors import ConfigError
@@ -22,8 +23,12 @@ def test_a_smooth_boundary_has_exponent_one():
 def test_the_gmoy_map_has_its_published_exponent():
     # Grebogi, McDonald, Ott & Yorke (1983): alpha = ln 1.5 / ln 3 = 0.3691; a 1024^2 grid, eps = 1..16 cells;
     # tolerance 3 standard errors of the fit (the grid's resolution bias is part of what the error must cover)
-    alpha, stderr, _ = map_uncertainty_exponent(_grid(gmoy_final_state, 1024, (0.0, 1.0), (-1.5, 1.5)))
+    alpha, stderr, fractions = map_uncertainty_exponent(_grid(gmoy_final_state, 1024, (0.0, 1.0), (-1.5, 1.5)))
     assert abs(alpha - np.log(1.5) / np.log(3.0)) < 3 * stderr and stderr < 0.03
+    # the slope and its standard error pinned from both sides: scipy's least squares of ln f on ln ε (the default
+    # cells 1, 2, 4, 8, 16), n − 2 degrees of freedom, the same to rounding
+    fit = linregress(np.log([1, 2, 4, 8, 16]), np.log(fractions))
+    assert (alpha, stderr) == pytest.approx((fit.slope, fit.stderr), rel=1e-9)
 
 
 @pytest.mark.parametrize("cells", [(1, 2), (0, 1, 2), (1.0, 2.0, 4.0), (1, 2, 40)])

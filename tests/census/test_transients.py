@@ -38,6 +38,18 @@ def test_the_escape_rate_of_the_open_tent_map(slope):
     kappa = np.log(slope / 2)
     assert abs(found.rate - kappa) < 3 * found.stderr, (found.rate, found.stderr, kappa)
     assert found.stderr < 0.1 * kappa and found.escaped == found.at_risk      # all left within the horizon
+    # the rate and its standard error pinned from both sides: the arrival counts read off the survival curve
+    # (a census run as the time unit), the maximum-likelihood per-run hazard h = d / E, κ = −ln(1 − h) / steps and
+    # the standard error 1/√(observed information) / steps, written here, to 1e-9
+    runs = np.concatenate([[0.0], found.survival[0] / STEPS])
+    assert np.allclose(runs, np.round(runs)) and census.transient.horizon == 40 * STEPS
+    left = -np.diff(np.concatenate([[1.0], found.survival[1]])) * found.at_risk
+    assert np.allclose(left, np.round(left)) and round(left.sum()) == found.escaped
+    exposure = np.round(left) @ runs[1:] + (found.at_risk - found.escaped) * 40
+    hazard = found.escaped / exposure
+    information = found.escaped / hazard**2 + (exposure - found.escaped) / (1 - hazard) ** 2   # −ℓ''(h) at h = d/E
+    assert found.rate == pytest.approx(-np.log1p(-hazard) / STEPS, rel=1e-9)
+    assert found.stderr == pytest.approx(1 / np.sqrt(information) / (1 - hazard) / STEPS, rel=1e-9)
     # still inside at the end of a census run: (2/s)^steps of the uniform starts, binomial error
     expected = (2 / slope) ** STEPS
     assert abs(census.transient.share - expected) < 4 * np.sqrt(expected * (1 - expected) / STARTS)
