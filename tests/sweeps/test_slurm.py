@@ -14,12 +14,14 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import numpy as np
 import pytest
 
 import meanfield as mf
+from meanfield.sweeps.store.journal import journal_path, read_journal
 
 from .helpers import BIN, assert_same, done_count, interrupted_sweep, read_all, tiny_text
 
@@ -119,43 +121,82 @@ def test_two_jobs_equal_local_bitwise(two_cpus, quick, tmp_path):
 def succession_sweep(n_chunks: int, chunk: int, directory) -> tuple:
     """A sweep of ``n_chunks`` chunks of ``chunk`` points (160 000 steps with 12 exponents each) on one SLURM job of
     walltime 1 min at a time whose worker retires after 20 ± 3 s, beside the same sweep on a LocalCluster of one
-    worker: (the SLURM run's arrays, the LocalCluster's, the job ids, the workers' logs)."""
+    worker: (the SLURM run's arrays, the LocalCluster's, the job ids, the workers' logs, what a watcher saw: the
+    points done in the file while each job was RUNNING, {job id: [done counts]}, sampled every 0.2 s by squeue)."""
     text = tiny_text(num=n_chunks * chunk, steps=160_000, transient=40_000, lyapunov=12, chunk=chunk)
     logs = directory / "logs"
     (directory / "run.toml").write_text(slurm_text(text, logs, jobs=1, walltime="1m", lifetime="20s",
                                                    lifetime_stagger="3s", patience="5m"))
     proc = subprocess.Popen(cli(directory / "run.toml", directory / "slurm.h5"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    seen, stop = {}, threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            running = [line.split()[0] for line in live_jobs() if line.endswith("RUNNING")]
+            done = done_count(directory / "slurm.h5")
+            for job in running:
+                seen.setdefault(job, []).append(done)
+            stop.wait(0.2)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         reference = local(text, directory / "local.h5", workers=1)   # meanwhile, on the other core
         _, stderr = proc.communicate()
     finally:
+        stop.set()
+        watcher.join()
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, stderr
     logged = "".join(open(path).read() for path in glob.glob(os.path.join(logs, "*.err")))
-    return read_all(directory / "slurm.h5"), reference, job_ids(logs), logged
+    return read_all(directory / "slurm.h5"), reference, job_ids(logs), logged, seen
+
+
+def journal_points(path) -> np.ndarray:
+    """The flat point indices of every record in the journal of the sweep file ``path``, in journal order, a point
+    as many times as it was stored."""
+    contents = read_journal(journal_path(path))
+    indices = [index for index, _ in contents.records(())] + [r["index"] for r in contents.index_records()]
+    assert contents.dropped == 0 and indices
+    return np.concatenate(indices)
 
 
 def test_a_sweep_longer_than_its_walltime_is_served_by_successive_jobs_and_equals_local(slurm, tmp_path):
     """A sweep that outlasts its jobs (walltime 1 min, the worker retiring after 20 ± 3 s) is served by successive
     jobs, none killed by SLURM, and equals the LocalCluster's arrays. No clock decides: the sweep starts at 36 chunks
-    of 64 points (83–96 s of one core on this project's VM, 7 jobs) and doubles until it needed at least three jobs,
-    so a faster machine runs a longer sweep, not a different test. A retiring worker ends its job only once its
-    running chunk is done (the kernel does not stop mid-call), so the 37 s left to the walltime hold the worker's
-    start-up and one chunk (2.3–2.7 s on that VM) even on a loaded machine."""
-    chunk, n_chunks = 64, 36                                     # a chunk is one tile of the CPU kernel
-    while True:
+    of 64 points (83–96 s of one core on this project's VM, 7 jobs) and doubles, at most twice, until it needed at
+    least three jobs, so a faster machine runs a longer sweep, not a different test. A retiring worker ends its job
+    only once its running chunk is done (the kernel does not stop mid-call), so the 37 s left to the walltime hold
+    the worker's start-up and one chunk (2.3–2.7 s on that VM) even on a loaded machine.
+
+    What happened is then checked apart from the loop's exit: a watcher (squeue and the file's done count every
+    0.2 s) saw points stored while each of at least three distinct jobs was RUNNING, every point lies in the
+    journal exactly once (a job that restarted the sweep, or a retired worker's chunk stored twice, would store
+    points again) and the file's done count went up from one job to the next, never back to 0 (the succession
+    resumed the file rather than restarted it)."""
+    chunk = 64                                                   # a chunk is one tile of the CPU kernel
+    for n_chunks in (36, 72, 144):                               # 83–96 s of one core, then 2x, 4x
         directory = tmp_path / f"{n_chunks}_chunks"
         directory.mkdir()
-        ours, reference, jobs, logged = succession_sweep(n_chunks, chunk, directory)
+        ours, reference, jobs, logged, seen = succession_sweep(n_chunks, chunk, directory)
         assert_same(ours, reference)
         assert "DUE TO TIME LIMIT" not in logged
         if len(jobs) >= 3:
-            break
-        n_chunks *= 2                                            # done within two worker lifetimes: not yet longer
+            break                                                # else done within two worker lifetimes: longer
+    print(f"job succession: {n_chunks * chunk} points, jobs {sorted(jobs, key=int)}, done counts seen while "
+          f"running {({job: (min(d), max(d)) for job, d in seen.items()})}")
+    assert len(jobs) >= 3, f"{n_chunks * chunk} points needed only the jobs {sorted(jobs)}"
     assert "worker-lifetime-reached" in logged
-    print(f"job succession: {n_chunks * chunk} points, jobs {sorted(jobs, key=int)}")
+    # the jobs that stored points, from the watcher alone: the done count rose while the job was RUNNING
+    storing = sorted((job for job, done in seen.items() if max(done) > min(done)), key=int)
+    assert len(storing) >= 3 and set(storing) <= jobs, (storing, sorted(jobs))
+    # resumed, not restarted: each later job started from at least what the earlier ones had left done
+    starts = [min(seen[job]) for job in storing]
+    assert starts == sorted(starts) and all(min(seen[job]) >= max(seen[earlier]) - chunk
+                                            for earlier, job in zip(storing, storing[1:])), seen
+    stored = journal_points(directory / "slurm.h5")
+    assert np.array_equal(np.sort(stored), np.arange(n_chunks * chunk)), "a point stored twice or never"
 
 
 def test_scancel_of_a_job_mid_run_changes_nothing(two_cpus, tmp_path):
