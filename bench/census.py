@@ -34,8 +34,8 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 import meanfield as mf  # noqa: E402
-from meanfield.census.starts import sample  # noqa: E402
 from meanfield.sweeps.config.runfile import load_run  # noqa: E402
+from meanfield.systems.starts import sample  # noqa: E402
 
 BIN = os.path.dirname(sys.executable)
 

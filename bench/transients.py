@@ -19,8 +19,8 @@ import numpy as np
 import meanfield as mf
 from meanfield.analysis.fingerprint import cycle_periods
 from meanfield.analysis.transients import escape_rate
-from meanfield.census.starts import sample
 from meanfield.model.state import StartWindows
+from meanfield.systems.starts import sample
 
 ROWS = 600
 

@@ -1,5 +1,5 @@
 """The attention map's periodic-orbit problems (docs/bifurcations.md §5): what
-:class:`~meanfield.census.AttentionSystem` hands the generic tools of :mod:`meanfield.periodic_orbits` and
+:class:`~meanfield.systems.AttentionSystem` hands the generic tools of :mod:`meanfield.periodic_orbits` and
 :mod:`meanfield.bifurcation_curves`.
 
 The map of docs/model.md §3 is forced by the positional encoding: the PE window rotates with period L and

@@ -18,11 +18,11 @@ import numpy as np
 
 from .analysis.bifurcations import KINDS, Bifurcation, crossing_indicators
 from .analysis.curves import MAX_POINTS, START_TOLERANCE, Curve, trace_curve
-from .census.system import as_system
 from .errors import ConfigError
 from .model.spec import require_int, require_interval
 from .model.state import State
 from .progress import SpanBar, check_progress, delay_of
+from .systems import as_system
 
 
 def _check_point(point, system) -> None:

@@ -11,11 +11,11 @@ from dataclasses import replace
 from .analysis.bifurcations import Bifurcation, continue_and_locate
 from .analysis.orbits import PeriodicOrbit, orbit_from
 from .attention_orbits import TRANSIENT
-from .census.system import as_system
 from .errors import AnalysisError, ConfigError
 from .model.spec import require_int
 from .model.state import State
 from .progress import SpanBar, check_progress, delay_of
+from .systems import as_system
 
 #: Bifurcations listed by ``repr`` of a :class:`Located`.
 SHOWN = 12

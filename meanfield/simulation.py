@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis.maps import MapTrajectory
+from .analysis.system import System, not_a_system
 from .errors import ConfigError
 from .model.layout import OBSERVABLES, Batch, BatchOutput, batch_parameters, control_start, controlled, map_tables
 from .model.run_rules import check_full_window, check_lengths, exponent_count, parse_backend
@@ -321,12 +322,15 @@ def simulate(model, steps: int, transient: int = 0, *, start: State | None = Non
 
     Returns a :class:`Trajectory` whose arrays have shape ((steps - transient) / record.every, M), row t
     being iteration transient + t·record.every (docs/model.md §3.2). A system (the attention model's
-    ``AttentionSystem``, a user's :class:`~meanfield.Map`, docs/architecture.md §2) runs itself with the
+    ``AttentionSystem``, a user's :class:`~meanfield.Map`: an instance of the protocol
+    :class:`~meanfield.analysis.system.System`, docs/architecture.md §2) runs itself with the
     options given: a Map by :meth:`Map.simulate <meanfield.Map.simulate>` (``start`` an array,
     ``lyapunov``; an option of the attention kernel is refused).
     """
-    if hasattr(model, "simulate"):         # a system (docs/architecture.md): it runs itself
+    if isinstance(model, System):          # a system (docs/architecture.md §2): it runs itself
         return model.simulate(steps, transient, start=start, lyapunov=lyapunov, record=record, compute=compute)
+    if not isinstance(model, ModelSpec):
+        raise not_a_system(model)
     return simulate_batch(model, steps, transient, start=start, lyapunov=lyapunov, record=record,
                           compute=compute).point(0)
 

@@ -29,13 +29,13 @@ from .analysis.curves import Curve
 from .analysis.rotation import MIN_POINTS, rotation_number
 from .attention_orbits import cycle_phase, pe_window
 from .bifurcation_curves import bifurcation_curve
-from .census.system import as_system
 from .errors import AnalysisError, ConfigError
 from .model.spec import SCALAR_PARAMETERS, ModelSpec, require_interval
 from .model.state import State
 from .options import Compute
 from .periodic_orbits import bifurcations, periodic_orbit
 from .simulation import simulate
+from .systems import AttentionSystem, as_system
 
 #: Default half-width of the search for the locked cycle's folds along the first parameter.
 SEARCH = 0.05
@@ -73,10 +73,10 @@ class Tongue:
 
 def _check(model, state, parameters, interval, search) -> tuple[ModelSpec, str, str, float, float]:
     """Every argument checked before any computation: the model, the two parameter names and the interval."""
-    attention = getattr(as_system(model), "model", None)       # a Map has no PE forcing to lock to
-    if attention is None:
+    system = as_system(model)
+    if not isinstance(system, AttentionSystem):                # a Map has no PE forcing to lock to
         raise ConfigError(f"model = {model!r} is not allowed: must be the attention model (a ModelSpec)")
-    model = attention
+    model = system.model
     if not isinstance(state, State):
         raise ConfigError(f"state = {state!r} is not allowed: must be a meanfield.State on the locked cycle")
     try:

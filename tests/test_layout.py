@@ -25,7 +25,8 @@ FLOORS = (
     ("kernels",),
     ("simulation",),
     ("attention_orbits",),               # Newton's start is settled by a run of the kernel
-    ("finite", "census"),                # the census holds the attention model's system adapter
+    ("systems",),                        # the attention model as a system: the adapter, its samplers and runs
+    ("finite", "census"),                # the census: any system, through that adapter
     ("periodic_orbits", "bifurcation_curves"),   # generic: any system, through that adapter
     ("tongues",),                        # traced on the bifurcation curves
     ("sweeps",),

@@ -10,8 +10,8 @@ import pytest
 
 import meanfield as mf
 from meanfield.analysis import classify
-from meanfield.census.system import AttentionSystem
 from meanfield.errors import ConfigError
+from meanfield.systems import AttentionSystem
 
 from .test_user_map import HENON, henon_fixed_point
 
@@ -107,3 +107,75 @@ def test_the_attention_systems_orbit_is_a_cycle_of_the_plain_numpy_map():
     for i in range(1, 2 * model.context + 1):
         att, pe, _ = mean_field_step(model, att, pe)
         np.testing.assert_allclose(att.ravel(), orbit.points[i % model.context], atol=1e-12)
+
+
+# The declared protocol (meanfield.analysis.system.System, docs/architecture.md §2): both systems have every member,
+# with the protocol's parameters, and a would-be system missing one is refused by the tools' one check.
+
+PROTOCOL = ("forcing_period", "size", "index", "value", "replace", "sample", "perturb", "run", "simulate",
+            "orbit_problem", "curve_family", "confirm_cycle", "on_orbit")
+
+
+def test_the_protocol_declares_what_the_tools_call_and_the_architecture_page_lists_it():
+    from pathlib import Path
+
+    from meanfield.analysis.system import MEMBERS
+
+    assert MEMBERS == PROTOCOL
+    page = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page[page.index("## 2."):page.index("## 3.")]
+    listed = [re.findall(r"`(\w+)", row.split("|")[1]) for row in section.splitlines() if row.startswith("| `")]
+    assert sorted(name for names in listed for name in names) == sorted(PROTOCOL)
+
+
+@pytest.mark.parametrize("system", [HENON, AttentionSystem(PAPER)], ids=["Map", "AttentionSystem"])
+def test_both_systems_implement_every_member_of_the_protocol(system):
+    import inspect
+
+    from meanfield.analysis.system import System, missing_members
+
+    assert isinstance(system, System) and missing_members(system) == []
+    for name in PROTOCOL:
+        declared, implemented = getattr(System, name), getattr(type(system), name)
+        if isinstance(declared, property):          # a number the tools read (a Map's dataclass field, a property)
+            assert isinstance(getattr(system, name), int), name
+            continue
+        assert callable(implemented), name
+        given = inspect.signature(implemented).parameters
+        for parameter in inspect.signature(declared).parameters.values():
+            if parameter.kind is parameter.VAR_KEYWORD:
+                assert any(p.kind is p.VAR_KEYWORD or p.kind is p.KEYWORD_ONLY for p in given.values()), name
+            else:
+                assert parameter.name in given and given[parameter.name].kind == parameter.kind, (name, parameter)
+                assert given[parameter.name].default == parameter.default, (name, parameter)
+
+
+def test_a_model_spec_is_not_a_system_and_a_map_says_it_confirms_no_cycle():
+    from meanfield.analysis.system import System
+
+    assert not isinstance(PAPER, System)
+    assert HENON.confirm_cycle(HENON.state, 1) is None
+    orbit = mf.periodic_orbit(HENON.replace(a=0.2), transient=1_000)
+    np.testing.assert_array_equal(HENON.on_orbit(orbit, HENON.state), orbit.points[0])
+
+
+def _without(member: str):
+    """A would-be system: every member of the protocol, delegating to the Hénon map, but ``member``."""
+    body = {name: property(lambda self, name=name: getattr(HENON, name)) for name in PROTOCOL if name != member}
+    return type("Incomplete", (), {**body, "__repr__": lambda self: "Incomplete()"})()
+
+
+@pytest.mark.parametrize("member", ["confirm_cycle", "size", "run"])
+def test_a_system_missing_a_member_is_refused_by_every_tool(member):
+    from meanfield.analysis.system import System
+    from meanfield.systems import as_system
+
+    incomplete = _without(member)
+    assert not isinstance(incomplete, System)
+    message = "^" + re.escape(f"model = Incomplete() is not allowed: must be a ModelSpec or a meanfield.Map (as a "
+                              f"system it lacks {member})") + "$"
+    for tool in (as_system, lambda m: mf.simulate(m, 100), lambda m: mf.find_attractors(m, 4, 4_000, 2_000),
+                 lambda m: mf.periodic_orbit(m), lambda m: mf.bifurcations(m, "a", (0.2, 0.5))):
+        with pytest.raises(ConfigError, match=message):
+            tool(incomplete)
+    assert isinstance(_without("nothing"), System)          # the same class with every member passes

@@ -163,7 +163,7 @@ def settled_periods(model, starts, steps, transient, max_period=20):
 
 def test_the_pid_controlled_model_reports_its_fixed_points_as_one_family():
     # the controller's reference is the start's own newest attention row: every start its own fixed point
-    from meanfield.census.system import AttentionSystem
+    from meanfield.systems import AttentionSystem
     model = mf.presets.paper(beta_o=1.3).replace(control=mf.Control(kp=0.3, ki=0.1, kd=0.2, rho=0.95))
     census = mf.find_attractors(model, 16, 40_000, 20_000, compute=mf.Compute(progress=False))
     # counted here: each of the census's starts (seed 0) run plainly, its tail's period read off. A fixed point

@@ -1,8 +1,9 @@
 """A user's own map as a system: the generic tools' view of any map x_{t+1} = F(x_t; p) (docs/architecture.md).
 
-A system is what the census, the classifier's run, the periodic-orbit and bifurcation tools take: a state size,
-a compiled step and Jacobian, named parameters, the forcing period and a default start sampler. The attention
-model is one system (:class:`meanfield.census.system.AttentionSystem`); :class:`Map` is another, for any map given
+A system is what the census, the classifier's run, the periodic-orbit and bifurcation tools take: the members of
+the protocol :class:`meanfield.analysis.system.System` (a state size, named parameters, the forcing period, a default
+start sampler, runs, Newton's problems). The attention model is one system
+(``meanfield.systems.AttentionSystem``); :class:`Map` is another, for any map given
 as two numba functions with the convention of :func:`~meanfield.analysis.lyapunov_spectrum`:
 ``step(x, p, out)`` writes F(x; p) into ``out`` and ``jacobian(x, p, out)`` writes ∂F/∂x, with ``p`` the
 parameter vector in the order of the ``parameters`` mapping.
@@ -264,6 +265,16 @@ class Map:
             return numba_family(self.step, self.jacobian, at)()
 
         return family
+
+    def confirm_cycle(self, state, period: int) -> None:
+        """None, always: a Map confirms no cycle by Newton (the protocol's "cannot"; its census decides unsettled
+        starts by running them on, docs/attractors.md §8)."""
+        return None
+
+    def on_orbit(self, orbit, state) -> np.ndarray:
+        """The state on ``orbit`` that a confirming run starts from: its first point (a Map has no forcing phase;
+        ``state`` is the protocol's)."""
+        return np.array(orbit.points[0], dtype=np.float64)
 
     def perturb(self, state, radius: float, seed: int = 0) -> np.ndarray:
         """``state`` moved by ±``radius`` in every coordinate (random signs: a push of one size in every

@@ -34,10 +34,10 @@ from ..errors import ConfigError
 from ..options import Compute, Lyapunov, check_compute
 from ..progress import progress_bar
 from ..short_repr import short_repr
+from ..systems import as_system
 from .attractor import Attractor, identify, label_on_longer_runs, run_attractor
 from .find import Census, confirm_starts, fresh_census, labelling_runs
 from .options import MAX_PERIOD, Starts, Tolerances, check_tolerances
-from .system import as_system
 
 #: Most carried starts per kernel call when the chain's starts are run ahead of it (:func:`_ahead_of_chain`).
 CARRIED_LANES = 256
@@ -253,7 +253,7 @@ def continue_censuses(model, parameter: str, values, censuses: list, steps: int,
                       lyapunov=False, max_period: int = MAX_PERIOD, rtol: tuple = (CYCLE_RTOL, MEASURE_RTOL),
                       match_rtol: float = MATCH_RTOL, backend: str = "cpu") -> AttractorContinuation:
     """Stage 2 (module docstring): chain the fresh ``censuses`` (one per value of ``values``, in the order to
-    follow) with carried starts and matched ids. ``model`` (a ModelSpec or a system, :mod:`.system`) holds
+    follow) with carried starts and matched ids. ``model`` (a ModelSpec or a system, :mod:`meanfield.systems`) holds
     every other parameter; the run lengths and options are those of the fresh censuses."""
     system = as_system(model)
     chained, ids, previous, next_id = [], [], None, 0

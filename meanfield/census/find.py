@@ -1,6 +1,6 @@
 """``find_attractors``: every attractor of one parameter point, with its basin fraction (docs/attractors.md).
 
-Any system takes part (:mod:`.system`: the attention model, whose starts run through the batched kernel, one
+Any system takes part (:mod:`meanfield.systems`: the attention model, whose starts run through the batched kernel, one
 lane each, recording the attention window's newest row; or a user's :class:`meanfield.Map`). The
 starts' recorded tails t = transient .. steps-1 are fingerprinted and grouped by the generic layer
 (:func:`meanfield.analysis.fingerprint`, :func:`meanfield.analysis.group_attractors`), with the classifier's
@@ -27,10 +27,10 @@ from ..analysis.grouping import CYCLE_RTOL, MEASURE_RTOL, Grouping, assign_to_at
 from ..errors import ConfigError
 from ..model.spec import require_int
 from ..options import Compute, Lyapunov, check_compute
+from ..systems import as_system
 from .attractor import label_on_longer_runs, run_attractor
 from .families import with_families
 from .options import MAX_PERIOD, Starts, Tolerances, check_tolerances
-from .system import as_system
 from .transients import Transient, follow_transients
 from .unsettled import decide_unsettled
 
@@ -170,7 +170,7 @@ def find_attractors(model, starts, steps: int, transient: int, *, lyapunov: bool
     Parameters
     ----------
     model : ModelSpec or Map
-        The system (:mod:`meanfield.census.system`; a user's map: :class:`meanfield.Map`).
+        The system (:mod:`meanfield.systems`; a user's map: :class:`meanfield.Map`).
     starts : int, ~meanfield.census.Starts, list of State or list of numpy.ndarray
         Starts drawn from a sampler of the system (:class:`~meanfield.census.Starts`: for the attention model
         uniform windows in [−1, 1] with the checkpoint's positional phase, or random tokens; for a Map uniform in

@@ -25,7 +25,7 @@ class Starts:
 
     ``n`` starts from ``sampler`` ("uniform": windows uniform in [−1, 1] with the checkpoint's positional phase,
     "token": random tokens; a Map: uniform in its box), start i from its own generator keyed by (``seed``, i)
-    (:mod:`meanfield.census.starts`). ``starts=64`` is ``Starts(64)``."""
+    (:mod:`meanfield.systems.starts`). ``starts=64`` is ``Starts(64)``."""
 
     n: int
     sampler: str = "uniform"

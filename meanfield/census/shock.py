@@ -33,10 +33,10 @@ from ..model.spec import require_finite, require_int
 from ..model.state import State
 from ..options import Compute, check_compute
 from ..short_repr import short_repr
+from ..systems import as_system
+from ..systems.starts import start_generator
 from .basins import KnownAttractors, assign_tails
 from .options import Tolerances, check_tolerances
-from .starts import start_generator
-from .system import as_system
 
 
 @short_repr

@@ -3,10 +3,11 @@ because their tails are still closing in on a stable cycle, or are still on a lo
 
 Next to a fold, flip or Neimark–Sacker point a stable cycle attracts with a multiplier near the unit circle, and a
 census run ends before its tails settle (at β_o = 1.2431, 0.0013 below the rest cycle's Neimark–Sacker point, every
-start of a 40 000-step census). Where the system can decide a cycle by Newton (the attention model without PID
-control: :func:`meanfield.attention_orbits.confirm_cycle`, docs/bifurcations.md §7), every unsettled start with a
-finite tail is tried with the forcing period and the periods of the census's cycles (lcm with the forcing period): the
-cycle is confirmed when Newton converges, it is stable and the start's distance to it decays as its multipliers predict.
+start of a 40 000-step census). Every unsettled start with a finite tail is offered to the system's ``confirm_cycle``
+with the forcing period and the periods of the census's cycles (lcm with the forcing period); where the system decides
+cycles by Newton (the attention model without PID control: :func:`meanfield.attention_orbits.confirm_cycle`,
+docs/bifurcations.md §7; a user's Map and a controlled model answer None), the cycle is confirmed when Newton
+converges, it is stable and the start's distance to it decays as its multipliers predict.
 A confirmed cycle is an attractor as the census's others are: a confirming run from a state on it (Newton's),
 fingerprinted and labelled by the classifier, so ``classify`` of a run from its state gives the same label; a start
 whose cycle is one of the census's attractors joins it. The starts still unsettled then run on as a group's
@@ -53,8 +54,6 @@ def _newton_pass(system, census, final_state, rtol: float) -> tuple[list, np.nda
     """The stable cycles the unsettled starts are closing in on: [(orbit, a start's state)] and, per start,
     the index of its cycle in that list (-1: none confirmed)."""
     orbits, owner = [], np.full(census.assignment.size, -1, dtype=np.int64)
-    if not hasattr(system, "confirm_cycle"):
-        return orbits, owner
     for i in _open(census, census.assignment):
         state = final_state(int(i))
         for period in _candidates(system, census):

@@ -1,15 +1,14 @@
-"""Runs that skip the steps of exact cycles (meanfield/census/exact_cycles.py): the census's runs give the plain
+"""Runs that skip the steps of exact cycles (meanfield/systems/exact_cycles.py): the census's runs give the plain
 kernel run's records and final states bit for bit, and where the starts cycle exactly they run fewer steps."""
 import numpy as np
 import pytest
 
 import meanfield as mf
-from meanfield.census import exact_cycles
-from meanfield.census.starts import sample
-from meanfield.census.system import AttentionSystem
 from meanfield.model import Control
 from meanfield.model.state import State
 from meanfield.simulation import simulate_batch
+from meanfield.systems import AttentionSystem, exact_cycles
+from meanfield.systems.starts import sample
 
 STEPS, TRANSIENT, STARTS = 20_000, 19_000, 32
 

@@ -12,8 +12,8 @@ import pytest
 import meanfield as mf
 from meanfield.census.continuation import continue_attractors
 from meanfield.census.find import find_attractors
-from meanfield.census.starts import sample
 from meanfield.errors import ConfigError
+from meanfield.systems.starts import sample
 
 
 @pytest.mark.slow

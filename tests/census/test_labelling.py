@@ -11,7 +11,7 @@ import meanfield as mf
 from meanfield.analysis import classify
 from meanfield.census.attractor import Attractor, label_on_longer_runs
 from meanfield.census.find import LABEL_TAILS, labelling_runs
-from meanfield.census.system import as_system
+from meanfield.systems import as_system
 
 
 @numba.njit(cache=True)

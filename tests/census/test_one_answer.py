@@ -95,8 +95,8 @@ def test_bad_options_are_refused_before_any_kernel_runs(monkeypatch, options):
     def no_kernel(*args, **kwargs):
         raise AssertionError("a kernel ran before the options were checked")
 
-    monkeypatch.setattr("meanfield.census.system.simulate_batch", no_kernel)
-    monkeypatch.setattr("meanfield.census.system.sample", no_kernel)
+    monkeypatch.setattr("meanfield.systems.attention.simulate_batch", no_kernel)
+    monkeypatch.setattr("meanfield.systems.attention.sample", no_kernel)
 
     def call(entry, *leading):
         entry(*leading, **(dict(starts=8, steps=2_000, transient=1_000)

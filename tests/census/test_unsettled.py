@@ -8,7 +8,7 @@ from dask.distributed import Client
 
 import meanfield as mf
 from meanfield.analysis import LABELS, classify
-from meanfield.census.starts import sample
+from meanfield.systems.starts import sample
 
 #: 0.0013 below the rest cycle's Neimark–Sacker point (1.2434445): max|μ| = 0.99957 per 4 steps.
 BELOW_NS = 1.2431

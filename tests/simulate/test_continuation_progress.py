@@ -10,10 +10,10 @@ import pytest
 
 import meanfield as mf
 import meanfield.progress as progress_module
-from meanfield.census.system import as_system
 from meanfield.errors import ConfigError
 from meanfield.periodic_orbits import located
 from meanfield.progress import Heartbeat, SpanBar, progress_bar
+from meanfield.systems import as_system
 from tests.analysis.textbook import henon_jacobian, henon_step
 
 HENON = mf.Map(henon_step, henon_jacobian, [0.5, 0.1], {"a": 0.2, "b": 0.3})

@@ -182,7 +182,7 @@ def test_a_model_without_checkpoint_needs_a_state():
 
 
 def test_the_census_system_of_a_model_is_the_model_to_the_orbit_tools():
-    from meanfield.census.system import AttentionSystem
+    from meanfield.systems import AttentionSystem
     paper = mf.presets.paper()
     as_system = mf.bifurcations(AttentionSystem(paper), "beta_o", (1.24, 1.245))
     as_model = mf.bifurcations(paper, "beta_o", (1.24, 1.245))

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from ...analysis.grouping import CYCLE_RTOL, MATCH_RTOL, MEASURE_RTOL
 from ...census.options import MAX_PERIOD, run_file_tolerances
-from ...census.starts import SAMPLERS
 from ...errors import ConfigError
 from ...model.spec import require_finite, require_int
+from ...systems.starts import SAMPLERS
 from .tables import MODEL_AXES, check_keys, checked
 
 

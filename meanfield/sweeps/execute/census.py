@@ -22,12 +22,12 @@ from ...analysis import LABELS
 from ...census.attractor import Attractor
 from ...census.continuation import continue_censuses
 from ...census.find import Census, census_of, confirm_starts, group_starts, label_undecided
-from ...census.starts import sample
-from ...census.system import AttentionSystem
 from ...census.transients import follow_transients
 from ...census.unsettled import decide_unsettled
 from ...model.state import State
 from ...options import Compute
+from ...systems import AttentionSystem
+from ...systems.starts import sample
 from ..config.runfile import RunSpec
 
 #: Most kernel lanes (starts × points) per call: memory for the recorded tails, lanes ≥ 4 tiles of 64.

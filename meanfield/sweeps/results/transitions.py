@@ -17,12 +17,12 @@ import numpy as np
 
 from ...analysis.labels import SLOW_CYCLE_HIDES, UNDECIDED, PointClass
 from ...attention_orbits import confirm_cycle
-from ...census.system import as_system
 from ...errors import AnalysisError, ConfigError
 from ...model.spec import SCALAR_PARAMETERS
 from ...model.state import State
 from ...periodic_orbits import located
 from ...progress import Heartbeat, progress_bar
+from ...systems import as_system
 from ..store import read_refinements, read_sweep
 from .refine import Transition, transitions
 

@@ -1,9 +1,10 @@
 """The attention model as a system (docs/architecture.md §2): a :class:`ModelSpec` seen by the census and the
-orbit, bifurcation and curve tools, with the same methods as a user's :class:`meanfield.Map`, so each
-of those tools is one code path for both; :func:`as_system` is the one adapter they call.
+orbit, bifurcation and curve tools through the members of the system protocol
+(:class:`meanfield.analysis.system.System`), as a user's :class:`meanfield.Map` is, so each of those tools is one
+code path for both; :func:`as_system` is the one adapter they call.
 
 Runs go through the batched kernel (:func:`meanfield.simulate_batch`), one lane per start, skipping the steps of
-exact cycles where the results stay the same bit for bit (:mod:`meanfield.census.exact_cycles`): the identity
+exact cycles where the results stay the same bit for bit (:mod:`meanfield.systems.exact_cycles`): the identity
 series is the attention window's newest row, the classifier's series ``mo_se`` (docs/model.md §3), the final
 states are :class:`State`\\ s.
 """
@@ -13,8 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..analysis.maps import Map, SystemRun
+from ..analysis.maps import SystemRun
 from ..analysis.orbits import PeriodicOrbit
+from ..analysis.system import System, not_a_system
 from ..attention_orbits import confirm_cycle, curve_family, orbit_problem
 from ..errors import ConfigError
 from ..model import Control
@@ -70,7 +72,7 @@ class AttentionSystem:
         return curve_family(self.model, point, names, state)
 
     def sample(self, n: int, seed: int = 0, sampler: str = "uniform", first: int = 0) -> list:
-        """Starts from the named sampler (:data:`meanfield.census.starts.SAMPLERS`, docs/attractors.md §1)."""
+        """Starts from the named sampler (:data:`meanfield.systems.starts.SAMPLERS`, docs/attractors.md §1)."""
         return sample(self.model, n, sampler, seed=seed, first=first)
 
     def run(self, starts: list, steps: int, transient: int, *, values: Mapping[str, np.ndarray] | None = None,
@@ -131,14 +133,15 @@ class _FinalStates(Sequence):
         return self._state_of(i % self._count)
 
 
-def as_system(system):
-    """A :class:`ModelSpec` as an :class:`AttentionSystem`; a system (a :class:`Map`, an AttentionSystem) as it
-    is; anything else a ConfigError."""
+def as_system(system) -> System:
+    """A :class:`ModelSpec` as an :class:`AttentionSystem`; a system (anything with every member of the
+    protocol :class:`~meanfield.analysis.system.System`: a :class:`meanfield.Map`, an AttentionSystem) as it is;
+    anything else a ConfigError (naming the members a would-be system lacks)."""
     if isinstance(system, ModelSpec):
         return AttentionSystem(system)
-    if isinstance(system, AttentionSystem | Map):
+    if isinstance(system, System):
         return system
-    raise ConfigError(f"model = {system!r} is not allowed: must be a ModelSpec or a meanfield.Map")
+    raise not_a_system(system)
 
 
 __all__ = ["AttentionSystem", "as_system"]
