@@ -5,6 +5,7 @@ import os
 import sys
 import time
 from contextlib import nullcontext
+from functools import partial
 
 
 def register(sub, parents):
@@ -49,10 +50,10 @@ def _dry_run(args, spec, output, workers, local) -> None:
     imported = time.time() - psutil.Process().create_time()     # this command's start: a sweep's is the same
 
     from ..errors import BackendError, StoreError
+    from ..sweeps.execute.cluster import local_cluster
     from ..sweeps.execute.estimate import (
         basin_seconds,
         chain_seconds,
-        cluster_seconds,
         duration,
         seconds_per_point,
         size,
@@ -103,10 +104,10 @@ def _dry_run(args, spec, output, workers, local) -> None:
             basins = basin_seconds(spec, workers)
             census += f", then the basin map {duration(basins)}" if spec.basins else ""
             tasks = plan(spec, done, workers)
-            cost = task_seconds(spec, tasks)
+            cost = task_seconds(spec, tasks, partial(local_cluster, workers) if local else None)
             startup = startup_seconds(spec) if local else None
             if startup is not None:     # the local cluster's start and close, and this command's imports
-                startup += cluster_seconds(workers) + imported
+                startup += cost.cluster + imported
             start = (f", and {duration(startup)} to import, start the workers and close them; excludes compilation"
                      if startup is not None else "; excludes worker start-up and compilation")
             points = total_seconds(todo, len(tasks), per_point, cost, workers)

@@ -3,7 +3,6 @@ the recorded part at its real length (the evidence and the exponents cost what t
 steps scaled linearly. Its arithmetic is checked here on fake clocks; its accuracy against whole sweeps is a timing,
 measured in bench/sweep.py, not here."""
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -122,20 +121,6 @@ def test_the_workers_start_up_is_timed_as_a_first_task_in_a_fresh_process(tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.system  # worker processes
-def test_the_local_cluster_is_started_and_closed_as_the_sweep_does(tmp_path, monkeypatch):
-    """cluster_seconds starts the sweep's own local cluster (two worker processes) and a client, closes both and
-    gives the wall time; nothing is left in the working directory, and Dask's scratch space is not the system's
-    temporary directory's (it goes to one deleted afterwards)."""
-    import tempfile
-
-    monkeypatch.chdir(tmp_path)
-    before = set(os.listdir(tempfile.gettempdir()))
-    assert estimate.cluster_seconds(2) > 0
-    assert list(tmp_path.iterdir()) == []
-    assert not [name for name in set(os.listdir(tempfile.gettempdir())) - before if "dask" in name]
-
-
 @pytest.mark.parametrize("name, recorded", [("paper_census_quick", 2 * 256), ("paper_fig3_quick", 200)])
 def test_the_start_up_is_the_first_task_process_on_a_fake_wall_clock(monkeypatch, name, recorded):
     """startup_seconds on a fake wall clock, with a fake process that takes 2.75 s (exact in binary): the
@@ -194,4 +179,25 @@ def test_the_per_task_cost_is_timed_on_real_tasks_in_a_scratch_file_deleted_afte
     cost = estimate.task_seconds(run, tasks)
     assert cost.client > 0 and cost.worker >= 0
     assert len(tasks) == 32 and cost.timed == 31                      # 32 tasks of 8 points: all but the first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and list(scratch.iterdir()) == []
+
+
+@pytest.mark.system  # worker processes
+def test_on_the_sweeps_own_cluster_the_tasks_come_from_worker_processes(tmp_path, monkeypatch):
+    """task_seconds with the sweep's local cluster (two worker processes): the timed tasks' results come from the
+    workers, the cluster's start and close are timed, and nothing is left in the working directory or the
+    temporary directory (Dask's scratch space included)."""
+    import tempfile
+    from functools import partial
+
+    from meanfield.sweeps.execute.cluster import local_cluster
+    from meanfield.sweeps.execute.plan import plan
+    monkeypatch.chdir(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    run = mf.load_run(ROOT / "runs" / "phase_diagram.toml", steps=20, transient=10,
+                      **{"grid.beta_o.num": 16, "grid.beta_att.num": 16, "chunk": 8})
+    cost = estimate.task_seconds(run, plan(run, np.zeros(run.n_points, dtype=bool), 2), partial(local_cluster, 2))
+    assert cost.client > 0 and cost.cluster > 0 and cost.timed == 31
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and list(scratch.iterdir()) == []

@@ -16,16 +16,18 @@ Times are the process's CPU time, so that other work on the machine does not inf
 for an otherwise idle machine. The estimate is per point, divided over the workers. On a local cluster the
 workers' start-up is added (:func:`startup_seconds`: one fresh process importing what a worker imports and running
 a first short task, timed on the wall clock; the workers start side by side); on SLURM it is the queue's wait and
-on a running scheduler none, so neither is included. A local sweep also starts and closes its cluster
-(:func:`cluster_seconds`, timed on the sweep's own cluster at every dry run) and its command imports the package
-first (the dry run's own import time, the same command's). The one-time compilation is never included.
+on a running scheduler none, so neither is included. A local sweep also starts and closes its cluster (timed by
+:func:`task_seconds` on the sweep's own cluster, whose worker processes send the timed tasks' results) and its
+command imports the package first (the dry run's own import time, the same command's). The one-time compilation
+is never included.
 
 Each task also costs more than its points (:func:`task_seconds`, measured at every dry run): on the client, one at
 a time, Dask's scheduling of it, the arrival of its result and the write of its chunk to the file and the journal
 (the sweep's own :func:`~meanfield.sweeps.execute.run.store_result`); on a worker, the packing of its compressed
 chunks. They are timed on up to :data:`OVERHEAD_TASKS` real tasks of the run, whose results (a cheap version of
-the run's task: the same stored layout, a short run) go through a Dask client with an in-process worker to a
-scratch file and journal created as the sweep creates them, in a temporary directory deleted afterwards. The
+the run's task: the same stored layout, a short run) go through a Dask client — from the worker processes of the
+sweep's own local cluster for a local sweep, else from an in-process worker — to a scratch file and journal created
+as the sweep creates them, in a temporary directory deleted afterwards. The
 client's part does not divide over the workers: for a grid of many light tasks it is most of the time (a 300 × 300
 grid of 20-step points in chunks of 32: ≈ 10 ms a task against ≈ 1.5 ms of compute). The estimate is
 ``tasks × client + (points × per point + tasks × packing) / workers`` (:func:`total_seconds`).
@@ -173,11 +175,13 @@ def basin_seconds(run: RunSpec, workers: int) -> float:
 class TaskCost:
     """What one task costs besides its points' compute (module docstring), in seconds: ``client`` on the
     client, serial (Dask's scheduling, the result's arrival and unpickling, the write of its chunk and journal
-    record), ``worker`` on a worker (packing its compressed chunks); ``timed``: how many tasks were timed."""
+    record), ``worker`` on a worker (packing its compressed chunks); ``timed``: how many tasks were timed;
+    ``cluster``: the start and close of the sweep's own cluster where it was timed (0 otherwise)."""
 
     client: float
     worker: float
     timed: int
+    cluster: float = 0.0
 
 
 def _cheap(run: RunSpec) -> RunSpec:
@@ -187,11 +191,19 @@ def _cheap(run: RunSpec) -> RunSpec:
     return _shortened(run, min(run.steps - run.transient, max(least, run.record.tail * run.record.every)))
 
 
-def task_seconds(run: RunSpec, tasks: list) -> TaskCost:
+def _returned(result: dict) -> dict:
+    """A task that sends back what it holds (:func:`task_seconds` on worker processes)."""
+    return result
+
+
+def task_seconds(run: RunSpec, tasks: list, cluster=None) -> TaskCost:
     """The per-task costs of ``run`` on this machine (:class:`TaskCost`, module docstring), timed on up to
     :data:`OVERHEAD_TASKS` of ``tasks`` (the sweep's plan, :func:`~meanfield.sweeps.execute.plan.plan`) for at most
     about :data:`OVERHEAD_BUDGET` seconds, written to a scratch file in a temporary directory that is deleted
-    afterwards: nothing is written beside the run's output."""
+    afterwards: nothing is written beside the run's output. ``cluster``: a function starting the sweep's own
+    cluster (:func:`.cluster.local_cluster` for a local sweep): the tasks' results then come from its worker
+    processes, as the sweep's do, and its start and close are timed too (``TaskCost.cluster``); None: an
+    in-process worker, with the results' unpickling timed apart."""
     import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
@@ -220,28 +232,35 @@ def task_seconds(run: RunSpec, tasks: list) -> TaskCost:
                                                               "chunks": chunks})
             begin = time.perf_counter()
             arrival = [pickle.loads(pickle.dumps(r, protocol=5)) for r in results[:8]]
-            unpickle = (time.perf_counter() - begin) / len(arrival)
-            with dask.config.set({"temporary-directory": scratch}), \
-                    LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None,
-                                 local_directory=scratch) as cluster, Client(cluster) as client:
-                submitted = time.perf_counter()
-                futures = [client.submit(results.__getitem__, k, pure=False) for k in range(len(results))]
-                stored, first = 0, None
-                for future in as_completed(futures):
-                    store_result(f, cheap, future.result(), target.journal)
-                    stored += 1
-                    if first is None:
-                        first = time.perf_counter()                          # the warm-up task is not timed
-                    elif time.perf_counter() - first > OVERHEAD_BUDGET:
-                        client.cancel(futures)
-                        break
-                last = time.perf_counter()
+            unpickle = (time.perf_counter() - begin) / len(arrival) if cluster is None else 0.0
+            with dask.config.set({"temporary-directory": scratch}):
+                begin = time.perf_counter()
+                with (cluster() if cluster is not None else
+                      LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None,
+                                   local_directory=scratch)) as dask_cluster, Client(dask_cluster) as client:
+                    started = time.perf_counter() - begin
+                    held = client.scatter(results) if cluster is not None else None   # on the workers, untimed
+                    submitted = time.perf_counter()
+                    futures = [client.submit(_returned, held[k], pure=False) if held is not None else
+                               client.submit(results.__getitem__, k, pure=False) for k in range(len(results))]
+                    stored, first = 0, None
+                    for future in as_completed(futures):
+                        store_result(f, cheap, future.result(), target.journal)
+                        stored += 1
+                        if first is None:
+                            first = time.perf_counter()                      # the warm-up task is not timed
+                        elif time.perf_counter() - first > OVERHEAD_BUDGET:
+                            client.cancel(futures)
+                            break
+                    last = closing = time.perf_counter()
+                closed = time.perf_counter() - closing
         finally:
             f.close()
             target.close_journal()
     timed = stored - 1
     client_part = (last - first) / timed if timed else first - submitted
-    return TaskCost(client=client_part + unpickle, worker=packing / len(chosen), timed=timed)
+    return TaskCost(client=client_part + unpickle, worker=packing / len(chosen), timed=timed,
+                    cluster=started + closed if cluster is not None else 0.0)
 
 
 def total_seconds(points: int, tasks: int, per_point: float, cost: TaskCost, workers: int) -> float:
@@ -264,23 +283,6 @@ def startup_seconds(run: RunSpec) -> float | None:
     return time.perf_counter() - begin if started.returncode == 0 else None
 
 
-def cluster_seconds(workers: int) -> float:
-    """Wall seconds to start the sweep's own local cluster of ``workers`` worker processes
-    (:func:`.cluster.local_cluster`) with a client on it, and to close both: what a local sweep pays besides its
-    tasks and its workers' first task (:func:`startup_seconds`). Dask's scratch space goes to a temporary directory
-    deleted afterwards."""
-    import dask
-    from dask.distributed import Client
-
-    from .cluster import local_cluster
-    with tempfile.TemporaryDirectory(prefix="meanfield-estimate-") as scratch, \
-            dask.config.set({"temporary-directory": scratch}):
-        begin = time.perf_counter()
-        with local_cluster(workers) as cluster, Client(cluster):
-            pass
-        return time.perf_counter() - begin
-
-
 def duration(seconds: float) -> str:
     """``"≈ 42 s"``, ``"≈ 7.5 min"``, ``"≈ 3.2 h"``."""
     if seconds < 90:
@@ -298,4 +300,4 @@ def size(n_bytes: float) -> str:
 
 
 __all__ = ["seconds_per_point", "task_seconds", "total_seconds", "TaskCost", "chain_seconds", "basin_seconds",
-           "startup_seconds", "cluster_seconds", "calibration_runs", "duration", "size"]
+           "startup_seconds", "calibration_runs", "duration", "size"]
