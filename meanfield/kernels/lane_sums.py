@@ -10,13 +10,41 @@ import math
 from ..model import layout
 
 
+def signed_sums_of(jit):
+    """``signed_sums``, compiled with ``jit`` (:func:`token_sums` returns it)."""
+
+    @jit
+    def signed_sums(signs, x, base, out):
+        """out[j] = Σ_b σ_j[b] x[base + b] (the overlaps of the sign classes with one window row, or with a
+        tangent vector's row at entry ``base``), four features per pass over the lanes so that the running sums
+        stay in registers across them."""
+        n_pat, n_feat, n_lanes = signs.shape[0], signs.shape[1], out.shape[1]
+        for j in range(n_pat):
+            for lane in range(n_lanes):
+                out[j, lane] = 0.0
+            b = 0
+            while b + 4 <= n_feat:
+                s0, s1, s2, s3 = signs[j, b], signs[j, b + 1], signs[j, b + 2], signs[j, b + 3]
+                for lane in range(n_lanes):
+                    out[j, lane] = (((out[j, lane] + s0 * x[base + b, lane]) + s1 * x[base + b + 1, lane])
+                                    + s2 * x[base + b + 2, lane]) + s3 * x[base + b + 3, lane]
+                b += 4
+            for b in range(b, n_feat):
+                sign = signs[j, b]
+                for lane in range(n_lanes):
+                    out[j, lane] += sign * x[base + b, lane]
+
+    return signed_sums
+
+
 def token_sums(jit, tanh, slot_of, softmax_weights):
-    """``token_fields``, ``attend`` (docs/model.md §3, steps 1-5) and ``value_query_key`` (the sums over sign
-    classes of one feature's value, query and key fields, which the tangent images of :mod:`.tangent_images`
-    apply to the slopes' directional derivatives too), calling ``slot_of`` (the ring index) and
+    """``token_fields``, ``attend`` (docs/model.md §3, steps 1-5), ``value_query_key`` (the sums over sign
+    classes of one feature's value, query and key fields) and ``signed_sums`` (the overlaps σ_j · x), which the
+    tangent images of :mod:`.tangent_images` apply to the tangent vectors too, calling ``slot_of`` (the ring index) and
     ``softmax_weights`` of :func:`.map_stages.token_stage`."""
     F_O, F_V, F_Q, F_K = layout.F_O, layout.F_V, layout.F_Q, layout.F_K
     P_BETA, P_GAMMA, P_W, P_W_MO_SE = layout.P_BETA, layout.P_GAMMA, layout.P_W, layout.P_W_MO_SE
+    signed_sums = signed_sums_of(jit)
 
     @jit
     def token_fields(coef, signs, params, att_ring, slot, pe_terms, h, fields, semantic_o, with_o):
@@ -26,20 +54,8 @@ def token_sums(jit, tanh, slot_of, softmax_weights):
         n_feat = att_ring.shape[1]
         n_pat = signs.shape[0]
         n_lanes = h.shape[1]
+        signed_sums(signs, att_ring[slot], 0, h)
         for j in range(n_pat):
-            for lane in range(n_lanes):
-                h[j, lane] = 0.0
-            b = 0
-            while b + 4 <= n_feat:
-                s0, s1, s2, s3 = signs[j, b], signs[j, b + 1], signs[j, b + 2], signs[j, b + 3]
-                for lane in range(n_lanes):
-                    h[j, lane] = (((h[j, lane] + s0 * att_ring[slot, b, lane]) + s1 * att_ring[slot, b + 1, lane])
-                                  + s2 * att_ring[slot, b + 2, lane]) + s3 * att_ring[slot, b + 3, lane]
-                b += 4
-            for b in range(b, n_feat):
-                sign = signs[j, b]
-                for lane in range(n_lanes):
-                    h[j, lane] += sign * att_ring[slot, b, lane]
             for lane in range(n_lanes):
                 h[j, lane] = tanh(params[P_BETA, lane] * h[j, lane])
         for a in range(n_feat):
@@ -125,7 +141,7 @@ def token_sums(jit, tanh, slot_of, softmax_weights):
                 for lane in range(n_lanes):
                     att_new[a, lane] += p[d, lane] * v_ring[slot, a, lane]
 
-    return token_fields, attend, value_query_key
+    return token_fields, attend, value_query_key, signed_sums
 
 
 def tangent_sums(jit, leaf_jit, slot_of):

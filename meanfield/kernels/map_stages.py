@@ -29,6 +29,7 @@ class TokenStage(NamedTuple):
     store_token: Callable
     attend: Callable
     value_query_key: Callable
+    signed_sums: Callable
 
 
 class ControlStage(NamedTuple):
@@ -72,9 +73,10 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
     P_W_MO_SE, P_RECTIFY_PE = layout.P_W_MO_SE, layout.P_RECTIFY_PE
 
     slot_of, softmax_weights = window_helpers(leaf_jit, exp)
-    value_query_key = None      # fixed sizes: the tangent map forms Jacobians and never calls it (.tangent_stages)
+    value_query_key = signed_sums = None    # fixed sizes: the tangent map forms Jacobians, never calls them
     if L == 0:  # run-time sizes: the sums lane by lane (.lane_sums)
-        token_fields, attend, value_query_key = lane_sums.token_sums(jit, tanh, slot_of, softmax_weights)
+        token_fields, attend, value_query_key, signed_sums = lane_sums.token_sums(jit, tanh, slot_of,
+                                                                                  softmax_weights)
 
     @jit
     def positional_terms(w_pe, params, pe0, out):
@@ -173,7 +175,7 @@ def token_stage(jit, leaf_jit, L, M, J, exp, tanh):
                         acc += p[d, lane] * v_ring[slot_of(head, d, L), a, lane]
                     att_new[a, lane] = acc
 
-    return TokenStage(slot_of, positional_terms, token_fields, store_token, attend, value_query_key)
+    return TokenStage(slot_of, positional_terms, token_fields, store_token, attend, value_query_key, signed_sums)
 
 
 def control_stage(jit, M):

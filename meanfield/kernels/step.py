@@ -69,6 +69,7 @@ class Steps(NamedTuple):
     store_token: Callable
     attend: Callable
     value_query_key: Callable
+    signed_sums: Callable
     tanh_slopes: Callable
     token_jacobian: Callable
     keeps_jacobians: Callable

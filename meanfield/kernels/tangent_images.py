@@ -29,12 +29,13 @@ class ImageStage(NamedTuple):
 
 
 def image_stage(jit, tokens, tanh_slopes):
-    """``token_images``, ``start_images`` and ``attention_images``, calling ``slot_of``, ``token_fields`` and
-    ``value_query_key`` of ``tokens`` (a :class:`.map_stages.TokenStage` of the run-time sizes) and
+    """``token_images``, ``start_images`` and ``attention_images``, calling ``slot_of``, ``token_fields``,
+    ``signed_sums`` and ``value_query_key`` of ``tokens`` (a :class:`.map_stages.TokenStage` of the run-time sizes) and
     ``tanh_slopes``; returns an :class:`ImageStage`."""
     F_V, F_Q, F_K = layout.F_V, layout.F_Q, layout.F_K
     P_GAMMA, P_W = layout.P_GAMMA, layout.P_W
     slot_of, token_fields, value_query_key = tokens.slot_of, tokens.token_fields, tokens.value_query_key
+    signed_sums = tokens.signed_sums
 
     @jit
     def token_images(coef, signs, params, slopes, tangent, slot, work):
@@ -51,21 +52,8 @@ def image_stage(jit, tokens, tanh_slopes):
         base_q = (3 * n_rows + 2) * n_feat
         for j in range(tangent.shape[0]):
             vector, projected = tangent[j], dh[1]
+            signed_sums(signs, vector, base, projected)
             for i in range(n_pat):
-                for lane in range(n_lanes):
-                    projected[i, lane] = 0.0
-                b = 0
-                while b + 4 <= n_feat:
-                    s0, s1, s2, s3 = signs[i, b], signs[i, b + 1], signs[i, b + 2], signs[i, b + 3]
-                    for lane in range(n_lanes):
-                        projected[i, lane] = ((((projected[i, lane] + s0 * vector[base + b, lane])
-                                                + s1 * vector[base + b + 1, lane]) + s2 * vector[base + b + 2, lane])
-                                              + s3 * vector[base + b + 3, lane])
-                    b += 4
-                for b in range(b, n_feat):
-                    sign = signs[i, b]
-                    for lane in range(n_lanes):
-                        projected[i, lane] += sign * vector[base + b, lane]
                 for lane in range(n_lanes):
                     projected[i, lane] *= slopes[i, lane]
             for a in range(n_feat):

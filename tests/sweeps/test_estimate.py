@@ -173,6 +173,7 @@ def test_the_per_task_cost_is_timed_on_real_tasks_in_a_scratch_file_deleted_afte
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(estimate, "OVERHEAD_BUDGET", float("inf"))     # how many are timed: not a matter of time
     run = mf.load_run(ROOT / "runs" / "phase_diagram.toml", steps=20, transient=10,
                       **{"grid.beta_o.num": 16, "grid.beta_att.num": 16, "chunk": 8})
     tasks = plan(run, np.zeros(run.n_points, dtype=bool), 2)
@@ -196,6 +197,7 @@ def test_on_the_sweeps_own_cluster_the_tasks_come_from_worker_processes(tmp_path
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(estimate, "OVERHEAD_BUDGET", float("inf"))     # how many are timed: not a matter of time
     run = mf.load_run(ROOT / "runs" / "phase_diagram.toml", steps=20, transient=10,
                       **{"grid.beta_o.num": 16, "grid.beta_att.num": 16, "chunk": 8})
     cost = estimate.task_seconds(run, plan(run, np.zeros(run.n_points, dtype=bool), 2), partial(local_cluster, 2))
